@@ -1,0 +1,113 @@
+# c2ctui build. Targets: all (default), deps, test, asan, bench, fuzz, install, clean.
+# Libraries come from pkg-config; libperf is built into build/libperf by scripts/deps.sh.
+
+PKG_CONFIG ?= pkg-config
+CC         ?= cc
+PREFIX     ?= /usr/local
+BUILD      ?= build
+CFLAGS     ?= -O2 -g
+SAN        ?=
+
+DEPS_STAMP := build/libperf/lib/pkgconfig/libperf.pc
+export PKG_CONFIG_PATH := $(CURDIR)/build/libperf/lib/pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
+
+PKGS := libperf ncursesw sqlite3 libtraceevent libdw libelf libbpf libzstd capstone
+# Recursive (=) so pkg-config runs after `deps` has built libperf.
+PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS))
+PKG_LIBS   = $(shell $(PKG_CONFIG) --libs $(PKGS))
+
+WARN := -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wstrict-prototypes \
+        -Wformat=2 -Wwrite-strings -Wno-format-nonliteral
+ifeq ($(SAN),1)
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+endif
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SANFLAGS) -I. $(PKG_CFLAGS) -MMD -MP
+ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
+LIBS = $(PKG_LIBS) -lpthread -lm
+
+COLLECTOR_SRC := $(wildcard collector/*.c)
+STORE_SRC     := $(wildcard store/*.c)
+TUI_SRC       := $(filter-out tui/main.c,$(wildcard tui/*.c))
+GEN_SRC       := $(wildcard tests/gen/*.c)
+UNIT_SRC      := $(wildcard tests/unit/test_*.c)
+TOOL_SRC      := $(wildcard tests/tools/*.c)
+WORKLOAD_SRC  := $(wildcard tests/workloads/*.c)
+
+obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
+
+LIBCOLLECTOR := $(BUILD)/libcollector.a
+LIBSTORE     := $(BUILD)/libstore.a
+LIBTUI       := $(BUILD)/libtui.a
+LIBGEN       := $(BUILD)/libgen.a
+C2CTUI       := $(BUILD)/c2ctui
+UNIT_BINS    := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
+TOOL_BINS    := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(TOOL_SRC))
+WORKLOAD_BINS:= $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(WORKLOAD_SRC))
+# Link order: front end, then store, then collector (store uses collector types).
+CORE_LIBS = $(LIBSTORE) $(LIBCOLLECTOR)
+
+.PHONY: all deps build test asan test-suite bench fuzz install clean
+all: deps
+	@$(MAKE) --no-print-directory build
+
+deps: $(DEPS_STAMP)
+$(DEPS_STAMP): scripts/deps.sh
+	./scripts/deps.sh
+
+build: $(C2CTUI) $(UNIT_BINS) $(TOOL_BINS) $(WORKLOAD_BINS)
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(LIBCOLLECTOR): $(call obj,$(COLLECTOR_SRC))
+$(LIBSTORE): $(call obj,$(STORE_SRC))
+$(LIBTUI): $(call obj,$(TUI_SRC))
+$(LIBGEN): $(call obj,$(GEN_SRC))
+$(BUILD)/lib%.a:
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(C2CTUI): $(call obj,tui/main.c) $(LIBTUI) $(CORE_LIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIBTUI) $(LIBGEN) $(CORE_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/tools/%: $(BUILD)/obj/tests/tools/%.o $(LIBGEN) $(CORE_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+
+# Workloads are demo programs: plain pthreads, debug info for symbolization.
+$(BUILD)/workloads/%: tests/workloads/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -O1 -g -fno-omit-frame-pointer $(SANFLAGS) -o $@ $< -lpthread
+
+# The suite runs on the plain build and again under ASan+UBSan.
+test: deps
+	@$(MAKE) --no-print-directory build
+	@$(MAKE) --no-print-directory BUILD=build-asan SAN=1 build
+	@tests/run.sh build build-asan
+
+asan: deps
+	@$(MAKE) --no-print-directory BUILD=build-asan SAN=1 build
+	@tests/run.sh build-asan
+
+bench: deps
+	@$(MAKE) --no-print-directory build
+	@bench/run.sh build
+
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	@$(MAKE) --no-print-directory build
+	@tests/fuzz/run.sh $(FUZZ_SECONDS)
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(C2CTUI) $(DESTDIR)$(PREFIX)/bin/c2ctui
+
+clean:
+	rm -rf build-asan $(BUILD)/obj $(BUILD)/tests $(BUILD)/tools $(BUILD)/workloads $(BUILD)/*.a $(C2CTUI) build/fuzz
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
