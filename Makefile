@@ -13,8 +13,8 @@ export PKG_CONFIG_PATH := $(CURDIR)/build/libperf/lib/pkgconfig$(if $(PKG_CONFIG
 
 PKGS := libperf ncursesw sqlite3 libtraceevent libdw libelf libbpf libzstd capstone
 # Recursive (=) so pkg-config runs after `deps` has built libperf.
-PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS))
-PKG_LIBS   = $(shell $(PKG_CONFIG) --libs $(PKGS))
+PKG_CFLAGS = $(shell PKG_CONFIG_PATH="$(PKG_CONFIG_PATH)" $(PKG_CONFIG) --cflags $(PKGS))
+PKG_LIBS   = $(shell PKG_CONFIG_PATH="$(PKG_CONFIG_PATH)" $(PKG_CONFIG) --libs $(PKGS))
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wstrict-prototypes \
         -Wformat=2 -Wwrite-strings -Wno-format-nonliteral

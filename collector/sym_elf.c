@@ -1,0 +1,733 @@
+/* One user-space binary (a "dso"): found on disk (under --symfs, or in
+ * perf's build-id cache), checked against the recorded build-id, its
+ * PT_LOAD headers (file offset -> ELF vaddr), its function and object
+ * symbols (sorted, binary search), its DWARF (in the file or a separate
+ * debug file found by build-id or .gnu_debuglink) with a CU address index
+ * for source lines. Every answer is cached per address. */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <dwarf.h>
+
+#include "collector/sym_priv.h"
+
+struct dsym {
+	uint64_t start, size;    /* size 0: up to the next symbol */
+	const char *name;        /* in the ELF string table (kept mapped) */
+	uint8_t rank;
+};
+
+struct dsym_tab {
+	struct dsym *v;
+	size_t n;
+};
+
+struct load_seg {
+	uint64_t off, filesz, vaddr, memsz;
+};
+
+struct cu_range {
+	uint64_t lo, hi;
+	Dwarf_Off die_off;
+};
+
+struct code_cache_ent {
+	uint64_t vaddr;          /* key; valid when used */
+	bool used, has_func, has_line;
+	const char *func;
+	uint64_t func_start;
+	const char *file;
+	unsigned line;
+};
+
+struct sym_dso {
+	char *path;              /* as recorded */
+	uint8_t bid[20];
+	size_t bid_size;         /* 0: none recorded */
+	uint64_t bias;
+
+	bool loaded;
+	int status;              /* enum sym_status, valid once loaded */
+	char *file;              /* what was opened */
+	int fd, dbg_fd;
+	Elf *elf, *dbg_elf;      /* dbg_elf: separate debug file, may be NULL */
+	uint16_t e_type;
+
+	struct load_seg *loads;
+	size_t nloads;
+	struct dsym_tab funcs, objs;
+
+	bool dwarf_tried;
+	Dwarf *dwarf;
+	struct cu_range *cus;
+	size_t ncus;
+
+	struct code_cache_ent *cache;
+	size_t cache_cap, cache_n;
+};
+
+struct sym_dso *sym_dso_new(const char *path, const uint8_t *build_id, size_t bid_size)
+{
+	struct sym_dso *d = calloc(1, sizeof(*d));
+	if (!d)
+		return NULL;
+	d->path = strdup(path);
+	if (!d->path) {
+		free(d);
+		return NULL;
+	}
+	d->fd = d->dbg_fd = -1;
+	sym_dso_set_build_id(d, build_id, bid_size);
+	return d;
+}
+
+void sym_dso_free(struct sym_dso *d)
+{
+	if (!d)
+		return;
+	if (d->dwarf)
+		dwarf_end(d->dwarf);
+	if (d->dbg_elf)
+		elf_end(d->dbg_elf);
+	if (d->elf)
+		elf_end(d->elf);
+	if (d->dbg_fd >= 0)
+		close(d->dbg_fd);
+	if (d->fd >= 0)
+		close(d->fd);
+	free(d->funcs.v);
+	free(d->objs.v);
+	free(d->loads);
+	free(d->cus);
+	free(d->cache);
+	free(d->file);
+	free(d->path);
+	free(d);
+}
+
+void sym_dso_set_build_id(struct sym_dso *d, const uint8_t *build_id, size_t size)
+{
+	if (!build_id || size == 0 || d->loaded)
+		return;
+	if (size > sizeof(d->bid))
+		size = sizeof(d->bid);
+	memcpy(d->bid, build_id, size);
+	d->bid_size = size;
+}
+
+const uint8_t *sym_dso_build_id(const struct sym_dso *d, size_t *size)
+{
+	*size = d->bid_size;
+	return d->bid_size ? d->bid : NULL;
+}
+
+bool sym_dso_matches(const struct sym_dso *d, const char *path,
+		     const uint8_t *build_id, size_t bid_size)
+{
+	if (strcmp(d->path, path) != 0)
+		return false;
+	if (bid_size > sizeof(d->bid))
+		bid_size = sizeof(d->bid);
+	if (bid_size != d->bid_size)
+		return false;
+	return bid_size == 0 || memcmp(d->bid, build_id, bid_size) == 0;
+}
+
+/* ---- opening ----------------------------------------------------------- */
+
+/* The NT_GNU_BUILD_ID note of an ELF (from sections, else segments). */
+static size_t elf_build_id(Elf *elf, uint8_t out[20])
+{
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		Elf_Data *data = elf_getdata(scn, NULL);
+		size_t off = 0, noff, doff;
+		GElf_Nhdr nh;
+		while (data && (off = gelf_getnote(data, off, &nh, &noff, &doff)) > 0) {
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    memcmp((char *)data->d_buf + noff, "GNU", 4) == 0 && nh.n_descsz > 0) {
+				size_t n = nh.n_descsz > 20 ? 20 : nh.n_descsz;
+				memcpy(out, (char *)data->d_buf + doff, n);
+				return n;
+			}
+		}
+	}
+	size_t phnum;
+	if (elf_getphdrnum(elf, &phnum) != 0)
+		return 0;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_NOTE)
+			continue;
+		Elf_Data *data = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, ph.p_filesz,
+						      ELF_T_NHDR);
+		size_t off = 0, noff, doff;
+		GElf_Nhdr nh;
+		while (data && (off = gelf_getnote(data, off, &nh, &noff, &doff)) > 0) {
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    memcmp((char *)data->d_buf + noff, "GNU", 4) == 0 && nh.n_descsz > 0) {
+				size_t n = nh.n_descsz > 20 ? 20 : nh.n_descsz;
+				memcpy(out, (char *)data->d_buf + doff, n);
+				return n;
+			}
+		}
+	}
+	return 0;
+}
+
+static Elf *elf_open_path(const char *path, int *fdp)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		if (elf)
+			elf_end(elf);
+		close(fd);
+		return NULL;
+	}
+	*fdp = fd;
+	return elf;
+}
+
+static void bid_hex(const uint8_t *bid, size_t n, char *out)
+{
+	for (size_t i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", bid[i]);
+	out[2 * n] = '\0';
+}
+
+/* Candidate files for the binary: the recorded path under symfs, then
+ * perf's build-id cache (~/.debug/.build-id/xx/rest/elf). The first whose
+ * build-id agrees wins; a file with no build-id note is accepted. */
+static void dso_open(struct sym_dso *d, const struct sym_elf_opts *o)
+{
+	char cands[2][4096];
+	size_t nc = 0;
+	bool mismatch = false;
+
+	snprintf(cands[nc++], sizeof(cands[0]), "%s%s", o->symfs ? o->symfs : "", d->path);
+	const char *home = getenv("HOME");
+	if (d->bid_size && home && *home) {
+		char hex[41];
+		bid_hex(d->bid, d->bid_size, hex);
+		snprintf(cands[nc++], sizeof(cands[0]), "%s/.debug/.build-id/%.2s/%s/elf",
+			 home, hex, hex + 2);
+	}
+	for (size_t i = 0; i < nc; i++) {
+		int fd;
+		Elf *elf = elf_open_path(cands[i], &fd);
+		if (!elf)
+			continue;
+		if (d->bid_size) {
+			uint8_t fb[20];
+			size_t fn = elf_build_id(elf, fb);
+			if (fn && (fn < d->bid_size || memcmp(fb, d->bid, d->bid_size) != 0)) {
+				mismatch = true;
+				elf_end(elf);
+				close(fd);
+				continue;
+			}
+		}
+		d->elf = elf;
+		d->fd = fd;
+		d->file = strdup(cands[i]);
+		d->status = d->file ? SYM_OK : SYM_NO_FILE;
+		return;
+	}
+	d->status = mismatch ? SYM_BUILD_ID_MISMATCH : SYM_NO_FILE;
+}
+
+static bool elf_has_section(Elf *elf, const char *name, Elf_Scn **out)
+{
+	size_t shstrndx;
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return false;
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		const char *n = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (n && strcmp(n, name) == 0 && sh.sh_type != SHT_NOBITS) {
+			if (out)
+				*out = scn;
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool try_debug_file(struct sym_dso *d, const char *path, const uint8_t *bid, size_t bn)
+{
+	int fd;
+	Elf *elf = elf_open_path(path, &fd);
+	if (!elf)
+		return false;
+	if (bn) {
+		uint8_t fb[20];
+		size_t fn = elf_build_id(elf, fb);
+		if (fn && (fn != bn || memcmp(fb, bid, bn) != 0)) {
+			elf_end(elf);
+			close(fd);
+			return false;
+		}
+	}
+	d->dbg_elf = elf;
+	d->dbg_fd = fd;
+	return true;
+}
+
+/* Separate debug info: DIR/.build-id/xx/rest.debug, then the
+ * .gnu_debuglink name next to the file, in .debug/, and under DIR. */
+static void dso_find_debug(struct sym_dso *d, const struct sym_elf_opts *o)
+{
+	uint8_t bid[20];
+	size_t bn = elf_build_id(d->elf, bid);
+	char p[4096];
+
+	if (bn) {
+		char hex[41];
+		bid_hex(bid, bn, hex);
+		for (size_t i = 0; o->debug_dirs && o->debug_dirs[i]; i++) {
+			snprintf(p, sizeof(p), "%s%s/.build-id/%.2s/%s.debug",
+				 o->symfs ? o->symfs : "", o->debug_dirs[i], hex, hex + 2);
+			if (try_debug_file(d, p, bid, bn))
+				return;
+		}
+	}
+	Elf_Scn *scn;
+	if (!elf_has_section(d->elf, ".gnu_debuglink", &scn))
+		return;
+	Elf_Data *data = elf_getdata(scn, NULL);
+	if (!data || data->d_size < 2 || !memchr(data->d_buf, '\0', data->d_size))
+		return;
+	const char *link = data->d_buf;
+	char dirbuf[4096];
+	snprintf(dirbuf, sizeof(dirbuf), "%s", d->file);
+	const char *fdir = dirname(dirbuf);
+	char rdirbuf[4096];
+	snprintf(rdirbuf, sizeof(rdirbuf), "%s", d->path);
+	const char *rdir = dirname(rdirbuf);
+
+	snprintf(p, sizeof(p), "%s/%s", fdir, link);
+	if (strcmp(p, d->file) != 0 && try_debug_file(d, p, bid, bn))
+		return;
+	snprintf(p, sizeof(p), "%s/.debug/%s", fdir, link);
+	if (try_debug_file(d, p, bid, bn))
+		return;
+	for (size_t i = 0; o->debug_dirs && o->debug_dirs[i]; i++) {
+		snprintf(p, sizeof(p), "%s%s%s/%s", o->symfs ? o->symfs : "",
+			 o->debug_dirs[i], rdir, link);
+		if (try_debug_file(d, p, bid, bn))
+			return;
+	}
+}
+
+/* ---- symbols ------------------------------------------------------------ */
+
+static int dsym_cmp(const void *a, const void *b)
+{
+	const struct dsym *x = a, *y = b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (int)x->rank - (int)y->rank;
+}
+
+static uint8_t dsym_rank(unsigned bind, const char *name)
+{
+	unsigned r = bind == STB_GLOBAL ? 2 : bind == STB_WEAK ? 1 : 0;
+	unsigned us = 0;
+	while (name[us] == '_' && us < 3)
+		us++;
+	/* As for kallsyms: fewer leading underscores, then binding. */
+	return (uint8_t)((3 - us) * 4 + r);
+}
+
+static int tab_push(struct dsym_tab *t, size_t *cap, const struct dsym *s)
+{
+	if (t->n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 256;
+		struct dsym *nv = realloc(t->v, nc * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		t->v = nv;
+		*cap = nc;
+	}
+	t->v[t->n++] = *s;
+	return 0;
+}
+
+/* Reads SHT_SYMTAB (else SHT_DYNSYM when want_dyn) of one ELF. Returns the
+ * number of symbols read. */
+static size_t dso_read_symtab(struct sym_dso *d, Elf *elf, Elf64_Word type,
+			      size_t *fcap, size_t *ocap)
+{
+	size_t count = 0;
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != type || sh.sh_entsize == 0)
+			continue;
+		Elf_Data *data = elf_getdata(scn, NULL);
+		if (!data)
+			continue;
+		size_t n = sh.sh_size / sh.sh_entsize;
+		for (size_t i = 1; i < n; i++) {
+			GElf_Sym s;
+			if (!gelf_getsym(data, (int)i, &s))
+				continue;
+			unsigned st = GELF_ST_TYPE(s.st_info);
+			bool func = st == STT_FUNC || st == STT_GNU_IFUNC;
+			/* TLS symbols hold offsets in the TLS block, not addresses. */
+			bool obj = st == STT_OBJECT || st == STT_COMMON;
+			if ((!func && !obj) || s.st_shndx == SHN_UNDEF || s.st_value == 0)
+				continue;
+			const char *name = elf_strptr(elf, sh.sh_link, s.st_name);
+			if (!name || !*name)
+				continue;
+			struct dsym ds = {
+				.start = s.st_value,
+				.size = s.st_size,
+				.name = name,
+				.rank = dsym_rank(GELF_ST_BIND(s.st_info), name),
+			};
+			if (tab_push(func ? &d->funcs : &d->objs, func ? fcap : ocap, &ds) < 0)
+				return count;
+			count++;
+		}
+	}
+	return count;
+}
+
+static void dso_read_symbols(struct sym_dso *d)
+{
+	size_t fcap = 0, ocap = 0;
+	if (dso_read_symtab(d, d->elf, SHT_SYMTAB, &fcap, &ocap) == 0) {
+		if (!d->dbg_elf || dso_read_symtab(d, d->dbg_elf, SHT_SYMTAB, &fcap, &ocap) == 0)
+			dso_read_symtab(d, d->elf, SHT_DYNSYM, &fcap, &ocap);
+	}
+	qsort(d->funcs.v, d->funcs.n, sizeof(struct dsym), dsym_cmp);
+	qsort(d->objs.v, d->objs.n, sizeof(struct dsym), dsym_cmp);
+}
+
+static void dso_read_loads(struct sym_dso *d)
+{
+	GElf_Ehdr eh;
+	if (gelf_getehdr(d->elf, &eh))
+		d->e_type = eh.e_type;
+	size_t phnum;
+	if (elf_getphdrnum(d->elf, &phnum) != 0 || phnum == 0)
+		return;
+	d->loads = calloc(phnum, sizeof(*d->loads));
+	if (!d->loads)
+		return;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(d->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		d->loads[d->nloads++] = (struct load_seg){
+			.off = ph.p_offset, .filesz = ph.p_filesz,
+			.vaddr = ph.p_vaddr, .memsz = ph.p_memsz,
+		};
+	}
+}
+
+void sym_dso_load(struct sym_dso *d, const struct sym_elf_opts *o)
+{
+	if (d->loaded)
+		return;
+	d->loaded = true;
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		d->status = SYM_NO_FILE;
+		return;
+	}
+	dso_open(d, o);
+	if (d->status != SYM_OK)
+		return;
+	dso_read_loads(d);
+	if (!elf_has_section(d->elf, ".debug_info", NULL) || !elf_has_section(d->elf, ".symtab", NULL))
+		dso_find_debug(d, o);
+	dso_read_symbols(d);
+}
+
+/* ---- lookups ------------------------------------------------------------ */
+
+bool sym_dso_off_to_vaddr(struct sym_dso *d, uint64_t off, uint64_t *vaddr)
+{
+	if (d->status != SYM_OK)
+		return false;
+	/* Exact file contents first, then the page-aligned start and the
+	 * memory-only tail (.bss) of a segment. */
+	for (size_t i = 0; i < d->nloads; i++) {
+		const struct load_seg *s = &d->loads[i];
+		if (off >= s->off && off < s->off + s->filesz) {
+			*vaddr = off - s->off + s->vaddr;
+			return true;
+		}
+	}
+	for (size_t i = 0; i < d->nloads; i++) {
+		const struct load_seg *s = &d->loads[i];
+		uint64_t lo = s->off & ~(uint64_t)0xfff;
+		uint64_t hi = s->off + (s->memsz > s->filesz ? s->memsz : s->filesz);
+		if (off >= lo && off < hi) {
+			*vaddr = off - s->off + s->vaddr;
+			return true;
+		}
+	}
+	return false;
+}
+
+static const struct dsym *tab_find(const struct dsym_tab *t, uint64_t addr)
+{
+	size_t lo = 0, hi = t->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->v[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	uint64_t at = t->v[lo - 1].start;
+	uint64_t next = lo < t->n ? t->v[lo].start : UINT64_MAX;
+	/* Aliases at one address are sorted by rank: best first from the top. */
+	for (size_t i = lo; i > 0 && t->v[i - 1].start == at; i--) {
+		const struct dsym *s = &t->v[i - 1];
+		uint64_t end = s->size ? s->start + s->size : next;
+		if (addr < end)
+			return s;
+	}
+	return NULL;
+}
+
+bool sym_dso_object(struct sym_dso *d, uint64_t vaddr, const char **name,
+		    uint64_t *start, uint64_t *size)
+{
+	if (d->status != SYM_OK)
+		return false;
+	const struct dsym *s = tab_find(&d->objs, vaddr);
+	if (!s)
+		return false;
+	*name = s->name;
+	*start = s->start;
+	*size = s->size;
+	return true;
+}
+
+static int cu_cmp(const void *a, const void *b)
+{
+	const struct cu_range *x = a, *y = b;
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* The DWARF and an index of the address ranges of its compile units, so
+ * a source line lookup is a binary search plus one line-table lookup. */
+static void dso_load_dwarf(struct sym_dso *d)
+{
+	if (d->dwarf_tried)
+		return;
+	d->dwarf_tried = true;
+	if (d->status != SYM_OK)
+		return;
+	if (elf_has_section(d->elf, ".debug_info", NULL))
+		d->dwarf = dwarf_begin_elf(d->elf, DWARF_C_READ, NULL);
+	if (!d->dwarf && d->dbg_elf)
+		d->dwarf = dwarf_begin_elf(d->dbg_elf, DWARF_C_READ, NULL);
+	if (!d->dwarf)
+		return;
+
+	size_t cap = 0;
+	Dwarf_CU *cu = NULL, *next;
+	Dwarf_Half version;
+	uint8_t unit_type;
+	Dwarf_Die cudie, subdie;
+	while (dwarf_get_units(d->dwarf, cu, &next, &version, &unit_type, &cudie, &subdie) == 0) {
+		cu = next;
+		if (unit_type != DW_UT_compile && unit_type != DW_UT_skeleton)
+			continue;
+		Dwarf_Addr base, lo, hi;
+		ptrdiff_t off = 0;
+		while ((off = dwarf_ranges(&cudie, off, &base, &lo, &hi)) > 0) {
+			if (hi <= lo)
+				continue;
+			if (d->ncus == cap) {
+				size_t nc = cap ? cap * 2 : 64;
+				struct cu_range *nv = realloc(d->cus, nc * sizeof(*nv));
+				if (!nv)
+					goto out;
+				d->cus = nv;
+				cap = nc;
+			}
+			d->cus[d->ncus++] = (struct cu_range){ lo, hi, dwarf_dieoffset(&cudie) };
+		}
+	}
+out:
+	if (d->ncus)
+		qsort(d->cus, d->ncus, sizeof(*d->cus), cu_cmp);
+}
+
+static bool dso_cu_for(struct sym_dso *d, uint64_t vaddr, Dwarf_Die *cudie)
+{
+	size_t lo = 0, hi = d->ncus;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (d->cus[mid].lo <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Ranges of different CUs do not overlap in sane DWARF, but walk a few
+	 * back in case a CU's range list is wide. */
+	for (size_t i = lo, steps = 0; i > 0 && steps < 8; i--, steps++) {
+		const struct cu_range *r = &d->cus[i - 1];
+		if (vaddr >= r->lo && vaddr < r->hi)
+			return dwarf_offdie(d->dwarf, r->die_off, cudie) != NULL;
+	}
+	/* Last resort: libdw's own .debug_aranges lookup. */
+	return d->ncus == 0 && dwarf_addrdie(d->dwarf, vaddr, cudie) != NULL;
+}
+
+static bool dso_srcline_uncached(struct sym_dso *d, uint64_t vaddr, const char **file,
+				 unsigned *line)
+{
+	dso_load_dwarf(d);
+	if (!d->dwarf)
+		return false;
+	Dwarf_Die cudie;
+	if (!dso_cu_for(d, vaddr, &cudie))
+		return false;
+	Dwarf_Line *l = dwarf_getsrc_die(&cudie, vaddr);
+	if (!l)
+		return false;
+	int ln;
+	const char *f = dwarf_linesrc(l, NULL, NULL);
+	if (!f || dwarf_lineno(l, &ln) != 0 || ln <= 0)
+		return false;
+	*file = f;
+	*line = (unsigned)ln;
+	return true;
+}
+
+static size_t cache_hash(uint64_t v, size_t cap)
+{
+	v ^= v >> 33;
+	v *= 0xff51afd7ed558ccdull;
+	v ^= v >> 33;
+	return (size_t)v & (cap - 1);
+}
+
+static struct code_cache_ent *cache_slot(struct sym_dso *d, uint64_t vaddr)
+{
+	if ((d->cache_n + 1) * 2 > d->cache_cap) {
+		size_t nc = d->cache_cap ? d->cache_cap * 2 : 1024;
+		struct code_cache_ent *nv = calloc(nc, sizeof(*nv));
+		if (!nv)
+			return NULL;
+		for (size_t i = 0; i < d->cache_cap; i++) {
+			if (!d->cache[i].used)
+				continue;
+			size_t j = cache_hash(d->cache[i].vaddr, nc);
+			while (nv[j].used)
+				j = (j + 1) & (nc - 1);
+			nv[j] = d->cache[i];
+		}
+		free(d->cache);
+		d->cache = nv;
+		d->cache_cap = nc;
+	}
+	size_t j = cache_hash(vaddr, d->cache_cap);
+	while (d->cache[j].used && d->cache[j].vaddr != vaddr)
+		j = (j + 1) & (d->cache_cap - 1);
+	return &d->cache[j];
+}
+
+static struct code_cache_ent *dso_code(struct sym_dso *d, uint64_t vaddr)
+{
+	struct code_cache_ent *e = cache_slot(d, vaddr);
+	if (!e || e->used)
+		return e;
+	e->used = true;
+	e->vaddr = vaddr;
+	d->cache_n++;
+	const struct dsym *s = tab_find(&d->funcs, vaddr);
+	if (s) {
+		e->has_func = true;
+		e->func = s->name;
+		e->func_start = s->start;
+	}
+	e->has_line = dso_srcline_uncached(d, vaddr, &e->file, &e->line);
+	return e;
+}
+
+bool sym_dso_func(struct sym_dso *d, uint64_t vaddr, const char **name, uint64_t *start)
+{
+	if (d->status != SYM_OK)
+		return false;
+	const struct code_cache_ent *e = dso_code(d, vaddr);
+	if (!e || !e->has_func)
+		return false;
+	*name = e->func;
+	*start = e->func_start;
+	return true;
+}
+
+bool sym_dso_srcline(struct sym_dso *d, uint64_t vaddr, const char **file, unsigned *line)
+{
+	if (d->status != SYM_OK)
+		return false;
+	const struct code_cache_ent *e = dso_code(d, vaddr);
+	if (!e || !e->has_line)
+		return false;
+	*file = e->file;
+	*line = e->line;
+	return true;
+}
+
+void sym_dso_set_bias(struct sym_dso *d, uint64_t bias)
+{
+	d->bias = bias;
+}
+
+/* ---- public accessors (symbols.h) --------------------------------------- */
+
+const char *sym_dso_path(const struct sym_dso *d)
+{
+	return d->path;
+}
+
+const char *sym_dso_file(struct sym_dso *d)
+{
+	return d->status == SYM_OK ? d->file : NULL;
+}
+
+int sym_dso_status(struct sym_dso *d)
+{
+	return d->status;
+}
+
+Elf *sym_dso_elf(struct sym_dso *d)
+{
+	return d->status == SYM_OK ? d->elf : NULL;
+}
+
+Dwarf *sym_dso_dwarf(struct sym_dso *d)
+{
+	dso_load_dwarf(d);
+	return d->dwarf;
+}
+
+uint64_t sym_dso_bias(const struct sym_dso *d)
+{
+	return d->bias;
+}

@@ -1,0 +1,218 @@
+/* Kernel symbols from a kallsyms-format file ("ADDR TYPE NAME [MODULE]"):
+ * one sorted array, binary search. A symbol ends where the next address
+ * starts (kallsyms has no sizes), as perf assumes for kallsyms. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collector/sym_priv.h"
+
+struct ksym {
+	uint64_t start;
+	uint32_t name;           /* offsets into the string arena */
+	uint32_t module;         /* 0: vmlinux */
+	char type;
+	uint8_t rank;            /* preference among symbols at one address */
+};
+
+struct sym_kallsyms {
+	struct ksym *v;
+	size_t n;
+	char *strs;              /* arena; offset 0 is "" */
+	size_t strs_len;
+};
+
+/* Absolute symbols (percpu offsets, ...), undefined and debugging entries
+ * are not places in the address space. */
+static bool ktype_wanted(char t)
+{
+	return strchr("tTwWdDbBrRvV", t) != NULL && t != '\0';
+}
+
+static bool ktype_text(char t)
+{
+	return t == 't' || t == 'T' || t == 'w' || t == 'W';
+}
+
+static bool ktype_data(char t)
+{
+	return strchr("dDbBrRvV", t) != NULL && t != '\0';
+}
+
+/* Among symbols at one address: fewer leading underscores first (so a
+ * variable beats the linker's __start_x/_sdata markers and a function its
+ * __pfx_ padding), then global before weak before local. */
+static uint8_t ksym_rank(char type, const char *name)
+{
+	unsigned r = isupper((unsigned char)type) ? 2 : 0;
+	if (type == 'W' || type == 'V')
+		r = 1;
+	unsigned us = 0;
+	while (name[us] == '_' && us < 3)
+		us++;
+	return (uint8_t)((3 - us) * 4 + r);
+}
+
+static int ksym_cmp(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (int)x->rank - (int)y->rank;
+}
+
+static uint32_t arena_add(struct sym_kallsyms *k, size_t *cap, const char *s, size_t len)
+{
+	if (k->strs_len + len + 1 > *cap) {
+		size_t ncap = *cap ? *cap * 2 : 1 << 16;
+		while (ncap < k->strs_len + len + 1)
+			ncap *= 2;
+		char *ns = realloc(k->strs, ncap);
+		if (!ns)
+			return UINT32_MAX;
+		k->strs = ns;
+		*cap = ncap;
+	}
+	if (k->strs_len + len + 1 > UINT32_MAX)
+		return UINT32_MAX;
+	uint32_t off = (uint32_t)k->strs_len;
+	memcpy(k->strs + off, s, len);
+	k->strs[off + len] = '\0';
+	k->strs_len += len + 1;
+	return off;
+}
+
+void sym_kallsyms_free(struct sym_kallsyms *k)
+{
+	if (!k)
+		return;
+	free(k->v);
+	free(k->strs);
+	free(k);
+}
+
+struct sym_kallsyms *sym_kallsyms_load(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	struct sym_kallsyms *k = calloc(1, sizeof(*k));
+	size_t vcap = 0, scap = 0;
+	char line[1024];
+	bool ok = k != NULL;
+
+	if (ok && arena_add(k, &scap, "", 0) == UINT32_MAX)
+		ok = false;
+	while (ok && fgets(line, sizeof(line), f)) {
+		char *p = line, *end;
+		uint64_t addr = strtoull(p, &end, 16);
+		if (end == p || !isspace((unsigned char)*end))
+			continue;
+		p = end;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		char type = *p;
+		if (!type || !isspace((unsigned char)p[1]) || addr == 0 || !ktype_wanted(type))
+			continue;
+		p += 1;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		size_t nlen = strcspn(p, " \t\r\n");
+		if (nlen == 0)
+			continue;
+		const char *name = p;
+		p += nlen;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		const char *mod = NULL;
+		size_t mlen = 0;
+		if (*p == '[') {
+			mod = p + 1;
+			mlen = strcspn(mod, "]\r\n");
+		}
+		if (k->n == vcap) {
+			size_t nc = vcap ? vcap * 2 : 4096;
+			struct ksym *nv = realloc(k->v, nc * sizeof(*nv));
+			if (!nv) {
+				ok = false;
+				break;
+			}
+			k->v = nv;
+			vcap = nc;
+		}
+		struct ksym *s = &k->v[k->n];
+		s->start = addr;
+		s->type = type;
+		s->name = arena_add(k, &scap, name, nlen);
+		s->module = mod && mlen ? arena_add(k, &scap, mod, mlen) : 0;
+		if (s->name == UINT32_MAX || s->module == UINT32_MAX) {
+			ok = false;
+			break;
+		}
+		char save = name[nlen];
+		((char *)name)[nlen] = '\0';
+		s->rank = ksym_rank(type, name);
+		((char *)name)[nlen] = save;
+		k->n++;
+	}
+	fclose(f);
+	if (!ok || k->n == 0) {
+		sym_kallsyms_free(k);
+		return NULL;
+	}
+	qsort(k->v, k->n, sizeof(*k->v), ksym_cmp);
+	return k;
+}
+
+size_t sym_kallsyms_count(const struct sym_kallsyms *k)
+{
+	return k ? k->n : 0;
+}
+
+/* The best symbol of the requested class at the highest address <= addr,
+ * bounded by the next higher address. */
+static bool kallsyms_find(const struct sym_kallsyms *k, uint64_t addr, bool (*want)(char),
+			  const char **name, uint64_t *start, const char **module)
+{
+	if (!k)
+		return false;
+	size_t lo = 0, hi = k->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (k->v[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return false;
+	size_t next = lo;        /* first entry above addr, or n */
+	uint64_t at = k->v[lo - 1].start;
+	if (next == k->n && addr - at >= 4096)
+		return false;    /* past the last symbol: nothing to bound it */
+	/* Entries at one address are sorted by rank: take the best wanted. */
+	for (size_t i = lo; i > 0 && k->v[i - 1].start == at; i--) {
+		const struct ksym *s = &k->v[i - 1];
+		if (!want(s->type))
+			continue;
+		*name = k->strs + s->name;
+		*start = s->start;
+		if (module)
+			*module = s->module ? k->strs + s->module : NULL;
+		return true;
+	}
+	return false;
+}
+
+bool sym_kallsyms_text(const struct sym_kallsyms *k, uint64_t addr,
+		       const char **name, uint64_t *start, const char **module)
+{
+	return kallsyms_find(k, addr, ktype_text, name, start, module);
+}
+
+bool sym_kallsyms_data(const struct sym_kallsyms *k, uint64_t addr,
+		       const char **name, uint64_t *start, const char **module)
+{
+	return kallsyms_find(k, addr, ktype_data, name, start, module);
+}

@@ -1,0 +1,139 @@
+/* Attribution of one sample to an object and member: a global's DWARF
+ * variable, else the sampled instruction's memory operand matched against
+ * the variables live in its base register (heap objects, as perf's data-type
+ * profiling does), else a stack variable addressed off the stack/frame
+ * pointer. Each answer says how it was found, or why nothing was. */
+#include "collector/insn.h"
+#include "collector/types.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+const char *types_how_name(enum types_how how)
+{
+	switch (how) {
+	case TYPES_HOW_GLOBAL: return "global";
+	case TYPES_HOW_INSN: return "insn";
+	case TYPES_HOW_STACK: return "stack";
+	case TYPES_HOW_MANUAL: return "manual";
+	default: return "none";
+	}
+}
+
+static void copy_name(char *dst, size_t len, const char *src)
+{
+	snprintf(dst, len, "%s", src ? src : "?");
+}
+
+static int from_var(struct types_db *db, uint64_t vaddr, uint64_t addr, struct types_attr *out)
+{
+	uint32_t type;
+	uint64_t start;
+	const char *name = NULL;
+
+	if (types_var_at(db, vaddr, &type, &start, &name) < 0)
+		return -ENOENT;
+	if (types_resolve(db, type, vaddr - start, &out->hit) < 0)
+		return -ENOENT;
+	out->how = TYPES_HOW_GLOBAL;
+	out->type = type;
+	out->offset = vaddr - start;
+	out->object = addr - out->offset;
+	copy_name(out->var, sizeof(out->var), name);
+	return 0;
+}
+
+/* x86-64 rsp/rbp, arm64 sp/x29: registers that address the stack frame. */
+static bool is_frame_reg(int machine_arch, int reg)
+{
+	if (machine_arch == INSN_X86_64)
+		return reg == 7 || reg == 6;
+	return reg == 31 || reg == 29;
+}
+
+int types_attribute(struct types_db *db, struct insn_decoder *dec, uint64_t pc, uint64_t addr,
+		    bool has_data_vaddr, uint64_t data_vaddr, struct types_attr *out)
+{
+	uint8_t code[16];
+	long n;
+	struct insn_mem m;
+	uint32_t type;
+	const char *name = NULL;
+	enum insn_arch arch = insn_arch_from_elf(types_machine(db));
+	char tbuf[128];
+
+	memset(out, 0, sizeof(*out));
+	if (has_data_vaddr && from_var(db, data_vaddr, addr, out) == 0)
+		return 0;
+	if (!dec) {
+		snprintf(out->why, sizeof(out->why), "not a global and no instruction decoder");
+		return 0;
+	}
+	n = types_read_code(db, pc, code, sizeof(code));
+	if (n <= 0) {
+		snprintf(out->why, sizeof(out->why), "no code bytes at %#llx in %s",
+			 (unsigned long long)pc, types_path(db));
+		return 0;
+	}
+	if (insn_decode_mem(dec, code, (size_t)n, pc, &m) < 0) {
+		snprintf(out->why, sizeof(out->why), "instruction at %#llx has no memory operand",
+			 (unsigned long long)pc);
+		return 0;
+	}
+	snprintf(out->insn, sizeof(out->insn), "%s", m.text);
+	if (m.pc_relative) {
+		if (from_var(db, m.target, addr, out) == 0)
+			return 0;
+		snprintf(out->why, sizeof(out->why), "pc-relative target %#llx is no known variable",
+			 (unsigned long long)m.target);
+		return 0;
+	}
+	if (m.base < 0) {
+		snprintf(out->why, sizeof(out->why), "absolute address operand");
+		return 0;
+	}
+	if (types_reg_var_at(db, pc, m.base, &type, &name) == 0) {
+		uint32_t s = types_strip(db, type);
+		const struct types_type *pt = types_get(db, s);
+		uint32_t obj;
+		if (!pt || pt->kind != TYPES_POINTER || !pt->ref) {
+			snprintf(out->why, sizeof(out->why), "%s in %s is %s, not a pointer",
+				 name ? name : "?", insn_reg_name(dec, m.base),
+				 types_name(db, type, tbuf, sizeof(tbuf)));
+			return 0;
+		}
+		obj = types_strip(db, pt->ref);   /* const struct x * -> struct x */
+		if (m.disp < 0 || types_resolve(db, obj, (uint64_t)m.disp, &out->hit) < 0) {
+			snprintf(out->why, sizeof(out->why), "offset %lld outside %s",
+				 (long long)m.disp, types_name(db, obj, tbuf, sizeof(tbuf)));
+			return 0;
+		}
+		out->how = TYPES_HOW_INSN;
+		out->type = obj;
+		out->offset = (uint64_t)m.disp;
+		out->inexact = m.index >= 0;
+		out->object = addr - out->offset;
+		copy_name(out->var, sizeof(out->var), name);
+		return 0;
+	}
+	if (is_frame_reg(arch, m.base)) {
+		uint64_t off;
+		if (types_stack_var_at(db, pc, m.base, m.disp, &type, &name, &off) == 0 &&
+		    types_resolve(db, type, off, &out->hit) == 0) {
+			out->how = TYPES_HOW_STACK;
+			out->type = type;
+			out->offset = off;
+			out->inexact = m.index >= 0;
+			out->object = addr - off;
+			copy_name(out->var, sizeof(out->var), name);
+			return 0;
+		}
+		snprintf(out->why, sizeof(out->why), "no stack variable at %s%+lld",
+			 insn_reg_name(dec, m.base), (long long)m.disp);
+		return 0;
+	}
+	snprintf(out->why, sizeof(out->why), "no variable lives in %s at %#llx (a temporary)",
+		 insn_reg_name(dec, m.base), (unsigned long long)pc);
+	return 0;
+}

@@ -1,0 +1,449 @@
+/* The aggregator: per line, line x offset, line x offset x code address
+ * (perf's Pareto rows), line x CPU, line x node, line x offset x CPU, CPU,
+ * node and lock totals, with distinct CPU / thread / site counts. The
+ * writer keeps one for the whole session in memory and writes the entries
+ * changed since the last commit (INSERT OR REPLACE of full values, so a
+ * reader always sees complete numbers); filtered views build a temporary
+ * one from the samples table and write it into temp tables of the same
+ * shape, so every query reads one table layout. */
+#include "store/store_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void agg_init(struct agg *a, uint32_t line_size)
+{
+	memset(a, 0, sizeof(*a));
+	a->line_size = line_size ? line_size : 64;
+}
+
+void agg_fini(struct agg *a)
+{
+	for (int i = 0; i < AGG__MAX; i++)
+		agg_table_fini(&a->t[i]);
+	for (int i = 0; i < SET__MAX; i++)
+		key_set_fini(&a->sets[i]);
+	free(a->ev_samples);
+	a->ev_samples = NULL;
+	a->nr_ev = 0;
+}
+
+static struct agg_ent *get(struct agg *a, enum agg_kind k, uint64_t k0, uint64_t k1, uint64_t k2, bool *created)
+{
+	uint64_t key[AGG_KEY_WORDS] = { k0, k1, k2, 0 };
+	bool c;
+	struct agg_ent *e = agg_table_get(&a->t[k], key, created ? created : &c);
+
+	if (e && agg_table_mark(&a->t[k], e) < 0)
+		return NULL;
+	return e;
+}
+
+static int set_add(struct agg *a, enum agg_set s, uint64_t k0, uint64_t k1, uint64_t k2, uint64_t k3)
+{
+	uint64_t key[AGG_KEY_WORDS] = { k0, k1, k2, k3 };
+	return key_set_add(&a->sets[s], key);
+}
+
+/* Marks cpu in e's bitmap; returns 1 when it was new. */
+static int cpu_add(struct agg_ent *e, uint32_t cpu)
+{
+	uint32_t w = cpu / 64;
+	if (w >= e->cpu_words) {
+		uint32_t nw = w + 1 > 4 ? w + 1 : 4;
+		uint64_t *p = realloc(e->cpus, nw * sizeof(uint64_t));
+		if (!p)
+			return -ENOMEM;
+		memset(p + e->cpu_words, 0, (nw - e->cpu_words) * sizeof(uint64_t));
+		e->cpus = p;
+		e->cpu_words = nw;
+	}
+	if (e->cpus[w] & (1ull << (cpu % 64)))
+		return 0;
+	e->cpus[w] |= 1ull << (cpu % 64);
+	e->nr_cpus++;
+	return 1;
+}
+
+static void account(struct agg_ent *e, const struct agg_sample *s)
+{
+	c2c_stats_add_bits(&e->stats, s->bits);
+	store_lat_add(&e->lat, s->bits, s->weight);
+	if (s->node >= 0 && s->node < 64)
+		e->node_mask |= 1ull << s->node;
+}
+
+/* Keeps the data symbol that starts lowest (the object the line or offset
+ * belongs to, for objects spanning several lines). */
+static void set_dsym(struct agg_ent *e, const struct agg_sample *s)
+{
+	if (s->dsym > 0 && (e->dsym <= 0 || s->dsym_start < e->dsym_start)) {
+		e->dsym = s->dsym;
+		e->dsym_start = s->dsym_start;
+	}
+}
+
+int agg_add_sample(struct agg *a, const struct agg_sample *s)
+{
+	uint64_t line = c2c_cl_address(s->addr, a->line_size, false);
+	uint64_t off = c2c_cl_offset(s->addr, a->line_size, false);
+	uint64_t thr = ((uint64_t)(uint32_t)s->pid << 32) | (uint32_t)s->tid;
+	bool has_cpu = s->cpu != UINT32_MAX;
+	bool c_off, c_lcpu;
+	int r;
+
+	struct agg_ent *el = get(a, AGG_LINE, line, 0, 0, NULL);
+	struct agg_ent *eo = get(a, AGG_OFFSET, line, off, 0, &c_off);
+	struct agg_ent *ep = get(a, AGG_PARETO, line, off, s->ip, NULL);
+	struct agg_ent *ecpu = get(a, AGG_CPU, s->cpu, 0, 0, NULL);
+	struct agg_ent *enode = get(a, AGG_NODE, (uint64_t)(int64_t)s->node, 0, 0, NULL);
+	if (!el || !eo || !ep || !ecpu || !enode)
+		return -ENOMEM;
+	account(el, s);
+	account(eo, s);
+	account(ep, s);
+	account(ecpu, s);
+	account(enode, s);
+	ecpu->site = s->node;  /* the CPU's node, written with the CPU row */
+	set_dsym(el, s);
+	set_dsym(eo, s);
+	if (!ep->site)
+		ep->site = s->site;
+	if (c_off)
+		el->nr_offsets++;
+
+	struct agg_ent *elc = get(a, AGG_LINE_CPU, line, s->cpu, 0, &c_lcpu);
+	struct agg_ent *eln = get(a, AGG_LINE_NODE, line, (uint64_t)(int64_t)s->node, 0, NULL);
+	struct agg_ent *ec = get(a, AGG_CELL, line, off, s->cpu, NULL);
+	if (!elc || !eln || !ec)
+		return -ENOMEM;
+	account(elc, s);
+	account(eln, s);
+	account(ec, s);
+	elc->site = s->node;
+	if (has_cpu) {
+		if (c_lcpu)
+			eln->nr_cpus++;
+		if (cpu_add(el, s->cpu) < 0 || cpu_add(eo, s->cpu) < 0 || cpu_add(ep, s->cpu) < 0)
+			return -ENOMEM;
+		if ((r = set_add(a, SET_LINE_NODE_CPU, (uint64_t)(int64_t)s->node, s->cpu, UINT64_MAX, 0)) < 0)
+			return r;
+		if (r)
+			enode->nr_cpus++;
+	}
+
+	if ((r = set_add(a, SET_LINE_TID, line, thr, 0, 0)) < 0)
+		return r;
+	el->nr_threads += (uint32_t)r;
+	if ((r = set_add(a, SET_OFF_TID, line, off, thr, 0)) < 0)
+		return r;
+	eo->nr_threads += (uint32_t)r;
+	if ((r = set_add(a, SET_LINE_SITE, line, s->ip, 0, 0)) < 0)
+		return r;
+	el->nr_sites += (uint32_t)r;
+	if ((r = set_add(a, SET_OFF_SITE, line, off, s->ip, 0)) < 0)
+		return r;
+	eo->nr_sites += (uint32_t)r;
+	if ((r = set_add(a, SET_TID, thr, 0, 0, 0)) < 0)
+		return r;
+	a->nr_threads += (uint64_t)r;
+
+	if (s->time) {
+		if (!a->time_first || s->time < a->time_first)
+			a->time_first = s->time;
+		if (s->time > a->time_last)
+			a->time_last = s->time;
+	}
+	if (s->event < 4096) {
+		if (s->event >= a->nr_ev) {
+			size_t n = s->event + 1;
+			uint64_t *p = realloc(a->ev_samples, n * sizeof(*p));
+			if (!p)
+				return -ENOMEM;
+			memset(p + a->nr_ev, 0, (n - a->nr_ev) * sizeof(*p));
+			a->ev_samples = p;
+			a->nr_ev = n;
+		}
+		a->ev_samples[s->event]++;
+	}
+	a->nr_samples++;
+	return 0;
+}
+
+int agg_add_lock(struct agg *a, const struct agg_lock_sample *w)
+{
+	uint64_t line = c2c_cl_address(w->lock_addr, a->line_size, false);
+	int r;
+	struct agg_ent *ek = get(a, AGG_LOCK, w->lock_addr, 0, 0, NULL);
+	struct agg_ent *el = get(a, AGG_LINE, line, 0, 0, NULL);
+
+	if (!ek || !el)
+		return -ENOMEM;
+	ek->lock_waits++;
+	ek->lock_wait_ns += w->wait_ns;
+	if (w->wait_ns > ek->lock_wait_max)
+		ek->lock_wait_max = w->wait_ns;
+	ek->lock_flags |= w->flags;
+	if (w->dsym > 0 && (ek->dsym <= 0 || w->dsym_start < ek->dsym_start)) {
+		ek->dsym = w->dsym;
+		ek->dsym_start = w->dsym_start;
+	}
+	el->lock_waits++;
+	el->lock_wait_ns += w->wait_ns;
+	if ((r = set_add(a, SET_LOCK_TID, w->lock_addr, (uint64_t)(uint32_t)w->tid, 0, 0)) < 0)
+		return r;
+	ek->nr_threads += (uint32_t)r;
+	if ((r = set_add(a, SET_LOCK_SITE, w->lock_addr, (uint64_t)w->site, 0, 0)) < 0)
+		return r;
+	ek->nr_sites += (uint32_t)r;
+	return 0;
+}
+
+/* ---- SQL side -------------------------------------------------------- */
+
+struct agg_table_sql {
+	const char *name;
+	const char *keydefs;     /* key column definitions */
+	const char *keycols;     /* key column names */
+	int nkeys;
+	const char *extra_defs;  /* non-stats columns */
+	const char *extra_cols;
+	int nextra;
+	bool lat;
+	const char *pk;
+	const char *index;       /* extra index (column list) or NULL */
+};
+
+static const struct agg_table_sql tables[AGG__MAX] = {
+	[AGG_LINE] = { "agg_line", "line INTEGER NOT NULL", "line", 1,
+		"nr_cpus INTEGER, nr_threads INTEGER, nr_sites INTEGER, nr_offsets INTEGER, node_mask INTEGER,"
+		" cpus BLOB, dsym INTEGER, dsym_start INTEGER, lock_waits INTEGER, lock_wait_ns INTEGER,"
+		" shared INTEGER",
+		"nr_cpus,nr_threads,nr_sites,nr_offsets,node_mask,cpus,dsym,dsym_start,lock_waits,lock_wait_ns,shared",
+		11, true, "line", NULL },
+	[AGG_OFFSET] = { "agg_offset", "line INTEGER NOT NULL, off INTEGER NOT NULL", "line,off", 2,
+		"nr_cpus INTEGER, nr_threads INTEGER, nr_sites INTEGER, node_mask INTEGER, cpus BLOB,"
+		" dsym INTEGER, dsym_start INTEGER",
+		"nr_cpus,nr_threads,nr_sites,node_mask,cpus,dsym,dsym_start", 7, true, "line,off", NULL },
+	[AGG_PARETO] = { "agg_pareto", "line INTEGER NOT NULL, off INTEGER NOT NULL, ip INTEGER NOT NULL",
+		"line,off,ip", 3, "site INTEGER, nr_cpus INTEGER, node_mask INTEGER, cpus BLOB",
+		"site,nr_cpus,node_mask,cpus", 4, true, "line,off,ip", "ip" },
+	[AGG_LINE_CPU] = { "agg_line_cpu", "line INTEGER NOT NULL, cpu INTEGER NOT NULL", "line,cpu", 2,
+		"node INTEGER", "node", 1, true, "line,cpu", NULL },
+	[AGG_LINE_NODE] = { "agg_line_node", "line INTEGER NOT NULL, node INTEGER NOT NULL", "line,node", 2,
+		"nr_cpus INTEGER", "nr_cpus", 1, true, "line,node", NULL },
+	[AGG_CELL] = { "agg_cell", "line INTEGER NOT NULL, off INTEGER NOT NULL, cpu INTEGER NOT NULL",
+		"line,off,cpu", 3, NULL, NULL, 0, false, "line,off,cpu", NULL },
+	[AGG_CPU] = { "agg_cpu", "cpu INTEGER NOT NULL", "cpu", 1, "node INTEGER", "node", 1, true, "cpu", NULL },
+	[AGG_NODE] = { "agg_node", "node INTEGER NOT NULL", "node", 1, "nr_cpus INTEGER", "nr_cpus", 1, true,
+		"node", NULL },
+	[AGG_LOCK] = { "agg_lock", "lock_addr INTEGER NOT NULL", "lock_addr", 1,
+		"line INTEGER, flags INTEGER, waits INTEGER, wait_ns INTEGER, max_wait_ns INTEGER,"
+		" nr_threads INTEGER, nr_sites INTEGER, dsym INTEGER, dsym_start INTEGER",
+		"line,flags,waits,wait_ns,max_wait_ns,nr_threads,nr_sites,dsym,dsym_start", 9, false, "lock_addr",
+		"line" },
+};
+
+int agg_create_tables(struct store *st, const char *schema, struct c2c_error *err)
+{
+	char *sql;
+	int r;
+
+	for (int k = 0; k < AGG__MAX; k++) {
+		const struct agg_table_sql *t = &tables[k];
+		bool stats = k != AGG_LOCK;
+		if (asprintf(&sql, "CREATE TABLE IF NOT EXISTS %s.%s (%s%s%s%s%s%s%s, PRIMARY KEY (%s)) WITHOUT ROWID;",
+			     schema, t->name, t->keydefs,
+			     stats ? ", " : "", stats ? store_stats_coldefs() : "",
+			     t->lat ? ", " : "", t->lat ? store_lat_coldefs() : "",
+			     t->extra_defs ? ", " : "", t->extra_defs ? t->extra_defs : "", t->pk) < 0)
+			return c2c_error_set(err, -ENOMEM, "out of memory");
+		r = store_exec(st, sql, err);
+		free(sql);
+		if (r < 0)
+			return r;
+		if (t->index) {
+			if (asprintf(&sql, "CREATE INDEX IF NOT EXISTS %s.%s_%s ON %s (%s);", schema, t->name,
+				     t->index, t->name, t->index) < 0)
+				return c2c_error_set(err, -ENOMEM, "out of memory");
+			r = store_exec(st, sql, err);
+			free(sql);
+			if (r < 0)
+				return r;
+		}
+	}
+	if (asprintf(&sql, "CREATE TABLE IF NOT EXISTS %s.agg_session (name TEXT PRIMARY KEY, value INTEGER)"
+		     " WITHOUT ROWID;", schema) < 0)
+		return c2c_error_set(err, -ENOMEM, "out of memory");
+	r = store_exec(st, sql, err);
+	free(sql);
+	return r;
+}
+
+static int bind_extra(sqlite3_stmt *s, int i, enum agg_kind k, const struct agg_ent *e, uint32_t line_size)
+{
+	switch (k) {
+	case AGG_LINE:
+		sqlite3_bind_int64(s, i++, e->nr_cpus);
+		sqlite3_bind_int64(s, i++, e->nr_threads);
+		sqlite3_bind_int64(s, i++, e->nr_sites);
+		sqlite3_bind_int64(s, i++, e->nr_offsets);
+		sqlite3_bind_int64(s, i++, (sqlite3_int64)e->node_mask);
+		sqlite3_bind_blob(s, i++, e->cpus, (int)(e->cpu_words * sizeof(uint64_t)), SQLITE_STATIC);
+		sqlite3_bind_int64(s, i++, e->dsym);
+		sqlite3_bind_int64(s, i++, (sqlite3_int64)e->dsym_start);
+		sqlite3_bind_int64(s, i++, (sqlite3_int64)e->lock_waits);
+		sqlite3_bind_int64(s, i++, (sqlite3_int64)e->lock_wait_ns);
+		sqlite3_bind_int(s, i++, c2c_line_is_shared(&e->stats));
+		break;
+	case AGG_OFFSET:
+		sqlite3_bind_int64(s, i++, e->nr_cpus);
+		sqlite3_bind_int64(s, i++, e->nr_threads);
+		sqlite3_bind_int64(s, i++, e->nr_sites);
+		sqlite3_bind_int64(s, i++, (sqlite3_int64)e->node_mask);
+		sqlite3_bind_blob(s, i++, e->cpus, (int)(e->cpu_words * sizeof(uint64_t)), SQLITE_STATIC);
+		sqlite3_bind_int64(s, i++, e->dsym);
+		sqlite3_bind_int64(s, i++, (sqlite3_int64)e->dsym_start);
+		break;
+	case AGG_PARETO:
+		sqlite3_bind_int64(s, i++, e->site);
+		sqlite3_bind_int64(s, i++, e->nr_cpus);
+		sqlite3_bind_int64(s, i++, (sqlite3_int64)e->node_mask);
+		sqlite3_bind_blob(s, i++, e->cpus, (int)(e->cpu_words * sizeof(uint64_t)), SQLITE_STATIC);
+		break;
+	case AGG_LINE_CPU:
+	case AGG_CPU:
+		sqlite3_bind_int64(s, i++, e->site);   /* node */
+		break;
+	case AGG_LINE_NODE:
+	case AGG_NODE:
+		sqlite3_bind_int64(s, i++, e->nr_cpus);
+		break;
+	case AGG_LOCK:
+		sqlite3_bind_int64(s, i++, (sqlite3_int64)c2c_cl_address(e->key[0], line_size, false));
+		sqlite3_bind_int64(s, i++, (sqlite3_int64)e->lock_flags);
+		sqlite3_bind_int64(s, i++, (sqlite3_int64)e->lock_waits);
+		sqlite3_bind_int64(s, i++, (sqlite3_int64)e->lock_wait_ns);
+		sqlite3_bind_int64(s, i++, (sqlite3_int64)e->lock_wait_max);
+		sqlite3_bind_int64(s, i++, e->nr_threads);
+		sqlite3_bind_int64(s, i++, e->nr_sites);
+		sqlite3_bind_int64(s, i++, e->dsym);
+		sqlite3_bind_int64(s, i++, (sqlite3_int64)e->dsym_start);
+		break;
+	default:
+		break;
+	}
+	return i;
+}
+
+static int flush_table(struct agg *a, struct store *st, const char *schema, enum agg_kind k,
+		       struct c2c_error *err)
+{
+	const struct agg_table_sql *t = &tables[k];
+	struct agg_table *tab = &a->t[k];
+	bool stats = k != AGG_LOCK;
+	int ncols = t->nkeys + (stats ? C2C_COUNTER_MAX : 0) + (t->lat ? STORE_NR_LAT_COLS : 0) + t->nextra;
+	char *sql, *q;
+	sqlite3_stmt *s;
+	int r = 0;
+
+	if (!tab->ndirty)
+		return 0;
+	q = malloc((size_t)ncols * 2 + 1);
+	if (!q)
+		return c2c_error_set(err, -ENOMEM, "out of memory");
+	for (int i = 0; i < ncols; i++) {
+		q[2 * i] = i ? ',' : ' ';
+		q[2 * i + 1] = '?';
+	}
+	q[2 * ncols] = 0;
+	r = asprintf(&sql, "INSERT OR REPLACE INTO %s.%s (%s%s%s%s%s%s%s) VALUES (%s)", schema, t->name, t->keycols,
+		     stats ? "," : "", stats ? store_stats_cols() : "", t->lat ? "," : "",
+		     t->lat ? store_lat_cols() : "", t->extra_cols ? "," : "", t->extra_cols ? t->extra_cols : "",
+		     q + 1);
+	free(q);
+	if (r < 0)
+		return c2c_error_set(err, -ENOMEM, "out of memory");
+	r = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
+	free(sql);
+	if (r != SQLITE_OK)
+		return store_sqlerr(st, err, "writing aggregates");
+	r = 0;
+	for (size_t n = 0; n < tab->ndirty; n++) {
+		struct agg_ent *e = tab->dirty[n];
+		int i = 1;
+		for (int j = 0; j < t->nkeys; j++) {
+			uint64_t v = e->key[j];
+			/* Small signed keys (node -1, cpu absent) keep their sign. */
+			if ((k == AGG_LINE_NODE && j == 1) || (k == AGG_NODE && j == 0))
+				sqlite3_bind_int64(s, i++, (int64_t)v);
+			else if ((k == AGG_LINE_CPU && j == 1) || (k == AGG_CELL && j == 2) || (k == AGG_CPU && j == 0))
+				sqlite3_bind_int64(s, i++, v == UINT32_MAX ? -1 : (int64_t)v);
+			else
+				sqlite3_bind_int64(s, i++, (sqlite3_int64)v);
+		}
+		if (stats)
+			i = store_bind_stats(s, i, &e->stats);
+		if (t->lat)
+			i = store_bind_lat(s, i, &e->lat);
+		bind_extra(s, i, k, e, a->line_size);
+		if (sqlite3_step(s) != SQLITE_DONE) {
+			r = store_sqlerr(st, err, "writing aggregates");
+			break;
+		}
+		sqlite3_reset(s);
+		e->dirty = false;
+	}
+	sqlite3_finalize(s);
+	if (r < 0) {
+		/* Keep the rest marked dirty for a retry; the written ones too
+		 * (the transaction rolls back). */
+		for (size_t n = 0; n < tab->ndirty; n++)
+			tab->dirty[n]->dirty = true;
+		return r;
+	}
+	tab->ndirty = 0;
+	return 0;
+}
+
+int agg_flush(struct agg *a, struct store *st, const char *schema, struct c2c_error *err)
+{
+	static const char *const names[] = { "nr_threads", "time_first", "time_last", "nr_samples" };
+	uint64_t vals[] = { a->nr_threads, a->time_first, a->time_last, a->nr_samples };
+	sqlite3_stmt *s;
+	char *sql;
+	int r;
+
+	for (int k = 0; k < AGG__MAX; k++)
+		if ((r = flush_table(a, st, schema, (enum agg_kind)k, err)) < 0)
+			return r;
+	if (asprintf(&sql, "INSERT OR REPLACE INTO %s.agg_session (name, value) VALUES (?, ?)", schema) < 0)
+		return c2c_error_set(err, -ENOMEM, "out of memory");
+	r = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
+	free(sql);
+	if (r != SQLITE_OK)
+		return store_sqlerr(st, err, "writing aggregates");
+	r = 0;
+	for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+		sqlite3_bind_text(s, 1, names[i], -1, SQLITE_STATIC);
+		sqlite3_bind_int64(s, 2, (sqlite3_int64)vals[i]);
+		if (sqlite3_step(s) != SQLITE_DONE) {
+			r = store_sqlerr(st, err, "writing aggregates");
+			break;
+		}
+		sqlite3_reset(s);
+	}
+	for (size_t i = 0; i < a->nr_ev && r == 0; i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "event:%zu", i);
+		sqlite3_bind_text(s, 1, name, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(s, 2, (sqlite3_int64)a->ev_samples[i]);
+		if (sqlite3_step(s) != SQLITE_DONE)
+			r = store_sqlerr(st, err, "writing aggregates");
+		sqlite3_reset(s);
+	}
+	sqlite3_finalize(s);
+	return r;
+}

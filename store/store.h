@@ -1,0 +1,555 @@
+/* The session store: one SQLite file per session (docs/schema.md).
+ *
+ * Two sides share this header:
+ *  - the writer, fed by both producers (perf.data import and live
+ *    collection): side-band (processes, maps), interned code sites and data
+ *    symbols, samples, lock waits; batched transactions; aggregates kept
+ *    current at every commit so a live session can be viewed while it grows;
+ *  - the queries the report command and the TUI run. A number shown on
+ *    screen and the same number in `report` come from one function here.
+ *
+ * Errors: every function that can fail returns 0 (or a positive id/count)
+ * on success and a negative errno on failure, with one sentence in `err`.
+ * Ownership: `store_create`/`store_open` return a heap object freed by
+ * `store_close`. Arrays returned by queries are heap-allocated and owned by
+ * the caller, who frees them with free(). Strings inside returned rows are
+ * fixed-size arrays (no separate frees). Pointers in input structs are
+ * borrowed for the duration of the call only.
+ *
+ * Threads: a struct store is used by one thread at a time. A reader (TUI)
+ * and a writer (live) in the same process use two separate handles on the
+ * same file (WAL lets the reader see every committed batch).
+ *
+ * Stability: additive changes only.
+ */
+#ifndef C2C_STORE_H
+#define C2C_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collector/c2c.h"
+#include "collector/error.h"
+#include "collector/sample.h"
+
+/* Schema version written to PRAGMA user_version (see docs/schema.md). */
+#define STORE_SCHEMA_VERSION 1
+
+struct store;
+
+/* ------------------------------------------------------------------ */
+/* Open / create / close                                                */
+
+enum store_open_flags {
+	STORE_OPEN_RDONLY = 0,   /* queries only */
+	STORE_OPEN_APPEND = 1,   /* queries + writer (continue a session) */
+};
+
+/* Creates a new session file at path (fails if it exists). WAL mode. */
+int store_create(struct store **st, const char *path, struct c2c_error *err);
+/* Opens an existing session. Rejects, with a sentence naming the file: a
+ * non-SQLite file, an SQLite file without the c2ctui marker table, a
+ * session with a newer schema version than this program knows. */
+int store_open(struct store **st, const char *path, unsigned flags, struct c2c_error *err);
+/* Commits pending writes (if any; errors are lost, call store_commit or
+ * store_finalize first to see them) and frees st. NULL is fine. */
+void store_close(struct store *st);
+/* The path given to create/open. */
+const char *store_path(const struct store *st);
+
+/* ------------------------------------------------------------------ */
+/* Metadata (key/value text)                                            */
+
+/* Well-known keys. Values are text; numbers are written in decimal. */
+#define STORE_META_HOST          "host"
+#define STORE_META_OS_RELEASE    "os_release"
+#define STORE_META_ARCH          "arch"
+#define STORE_META_CPU_DESC      "cpu_desc"
+#define STORE_META_CPUID         "cpuid"
+#define STORE_META_NR_CPUS       "nr_cpus"        /* online */
+#define STORE_META_NR_CPUS_AVAIL "nr_cpus_avail"
+#define STORE_META_TOTAL_MEM     "total_mem_kb"
+#define STORE_META_CACHELINE     "cacheline_size" /* bytes; 64 when absent */
+#define STORE_META_CMDLINE       "cmdline"
+#define STORE_META_PERF_VERSION  "perf_version"
+#define STORE_META_SOURCE        "source_file"    /* the imported perf.data */
+#define STORE_META_SOURCE_KIND   "source_kind"    /* "import", "live", "record" */
+#define STORE_META_RECORDED_AT   "recorded_at"    /* unix seconds, UTC */
+#define STORE_META_GENERATED     "generated"      /* "1" when made by the test generator */
+#define STORE_META_FINALIZED     "finalized"      /* "1" once store_finalize ran */
+
+int store_set_meta(struct store *st, const char *key, const char *value, struct c2c_error *err);
+/* Copies the value into buf (NUL-terminated, truncated to size). Returns
+ * its full length, or -ENOENT when the key is absent. */
+int store_get_meta(struct store *st, const char *key, char *buf, size_t size);
+
+/* ------------------------------------------------------------------ */
+/* Events, CPU topology, counters                                       */
+
+struct store_event {
+	uint32_t index;          /* == c2c_sample.event */
+	const char *name;        /* e.g. "cpu/mem-loads,ldlat=30/P" */
+	uint32_t attr_type;
+	uint64_t config;
+	uint64_t sample_type;
+	uint64_t sample_period; /* period or frequency (see freq) */
+	bool freq;
+};
+int store_add_event(struct store *st, const struct store_event *ev, struct c2c_error *err);
+
+struct store_cpu {
+	uint32_t cpu;
+	int32_t core;            /* -1 unknown */
+	int32_t socket;          /* -1 unknown */
+	int32_t node;            /* -1 unknown */
+};
+/* Inserts or replaces one CPU's topology. */
+int store_add_cpu(struct store *st, const struct store_cpu *cpu, struct c2c_error *err);
+/* Node of a CPU from the stored topology, -1 when unknown. */
+int store_cpu_node(struct store *st, uint32_t cpu);
+
+enum store_counter {
+	STORE_CNT_SAMPLES = 0,      /* maintained by store_add_sample */
+	STORE_CNT_LOCK_WAITS,       /* maintained by store_add_lock_wait */
+	STORE_CNT_LOST,             /* PERF_RECORD_LOST records */
+	STORE_CNT_LOST_SAMPLES,     /* samples lost (sum of LOST/LOST_SAMPLES) */
+	STORE_CNT_THROTTLE,
+	STORE_CNT_UNTHROTTLE,
+	STORE_CNT_UNKNOWN_RECORDS,  /* records skipped, type unknown */
+	STORE_CNT_UNKNOWN_FEATURES, /* header features skipped */
+	STORE_CNT_BYTES_DROPPED,    /* truncated tail etc. */
+	STORE_CNT_QUEUE_DROPS,      /* live: samples dropped between reader and writer */
+	STORE_CNT_SIDEBAND,         /* side-band records stored (mmap/comm/task) */
+	STORE_CNT__MAX
+};
+/* Counter name as stored in the counters table ("samples", "lost", ...). */
+const char *store_counter_name(enum store_counter c);
+int store_add_counter(struct store *st, enum store_counter c, uint64_t delta, struct c2c_error *err);
+int store_set_counter(struct store *st, enum store_counter c, uint64_t value, struct c2c_error *err);
+/* Committed value plus pending writes of this handle. */
+uint64_t store_get_counter(struct store *st, enum store_counter c);
+
+/* ------------------------------------------------------------------ */
+/* Writer: side-band                                                    */
+
+int store_add_comm(struct store *st, const struct c2c_comm *comm, struct c2c_error *err);
+/* FORK when is_exit is false, EXIT otherwise. */
+int store_add_task(struct store *st, const struct c2c_task *task, bool is_exit, struct c2c_error *err);
+int store_add_mmap(struct store *st, const struct c2c_mmap *map, uint64_t time, struct c2c_error *err);
+
+/* A code site: where an instruction address resolved to. Interned: the
+ * same (pid, ip) always returns the same id. Kernel addresses use pid -1. */
+struct store_site_info {
+	uint64_t ip;
+	int32_t pid;             /* -1 for kernel / shared */
+	uint8_t cpumode;         /* enum c2c_cpumode */
+	const char *function;    /* NULL when unresolved */
+	uint64_t offset;         /* ip - function start */
+	const char *dso;         /* NULL when unknown */
+	const char *file;        /* source file, NULL when unknown */
+	uint32_t line;           /* 0 when unknown */
+};
+/* Returns the site id (> 0) or a negative errno. */
+int64_t store_site_intern(struct store *st, const struct store_site_info *site, struct c2c_error *err);
+
+/* A data symbol (global/static object, or a heap/stack region name).
+ * Interned by (pid, start, name). */
+struct store_dsym_info {
+	const char *name;
+	uint64_t start;
+	uint64_t size;
+	int32_t pid;             /* -1 for kernel */
+	const char *dso;         /* NULL when unknown */
+};
+int64_t store_dsym_intern(struct store *st, const struct store_dsym_info *dsym, struct c2c_error *err);
+
+/* ------------------------------------------------------------------ */
+/* Writer: samples and lock waits                                       */
+
+/* What the pipeline resolved for one sample. */
+struct store_sample_ctx {
+	uint64_t class_bits;     /* c2c_classify() result */
+	int32_t node;            /* node of sample->cpu, -1 unknown */
+	int64_t site;            /* store_site_intern id of sample->ip, 0 none */
+	int64_t dsym;            /* store_dsym_intern id of sample->addr, 0 none */
+	uint64_t dsym_offset;    /* addr - dsym start */
+	/* Call chain resolved to sites, innermost first, context markers
+	 * dropped; NULL/0 when none. Stored deduplicated. */
+	const int64_t *chain_sites;
+	uint32_t nr_chain_sites;
+};
+/* Stores the sample (its raw payload too) and updates every aggregate.
+ * Part of the current batch; visible to readers after store_commit. */
+int store_add_sample(struct store *st, const struct c2c_sample *s, const struct store_sample_ctx *ctx,
+		     struct c2c_error *err);
+
+enum store_lock_flags {          /* lock:contention_begin flags, as recorded */
+	STORE_LOCK_SPIN = 1u << 0,
+	STORE_LOCK_READ = 1u << 1,
+	STORE_LOCK_WRITE = 1u << 2,
+	STORE_LOCK_RT = 1u << 3,
+	STORE_LOCK_PERCPU = 1u << 4,
+	STORE_LOCK_MUTEX = 1u << 5,
+	STORE_LOCK_SEM = 1u << 6,
+};
+
+struct store_lock_wait {
+	uint64_t time;           /* contention begin, ns */
+	int32_t pid, tid;
+	uint32_t cpu;
+	uint64_t lock_addr;
+	uint32_t flags;          /* raw contention_begin flags */
+	uint64_t wait_ns;
+	int64_t site;            /* caller site (first non-lock frame), 0 none */
+	int64_t dsym;            /* data symbol of lock_addr, 0 none */
+	const int64_t *chain_sites; /* as in store_sample_ctx */
+	uint32_t nr_chain_sites;
+};
+int store_add_lock_wait(struct store *st, const struct store_lock_wait *w, struct c2c_error *err);
+
+/* Ends the current batch: flushes aggregates and commits. The file is a
+ * complete, consistent database after every commit; readers see it. */
+int store_commit(struct store *st, struct c2c_error *err);
+/* Final commit: aggregates complete, indexes built, counters written,
+ * marks the session finalized, checkpoints the WAL. The writer may keep
+ * appending afterwards (live sessions finalize when they stop). */
+int store_finalize(struct store *st, struct c2c_error *err);
+/* Samples written but not yet committed. Producers call store_commit when
+ * this reaches their batch size (or once a second for live). */
+uint64_t store_pending(const struct store *st);
+
+/* ------------------------------------------------------------------ */
+/* Queries: common types                                                */
+
+/* Display mode, as perf c2c -d. */
+enum store_mode {
+	STORE_MODE_TOT = 0,
+	STORE_MODE_LCL,
+	STORE_MODE_RMT,
+	STORE_MODE_PEER,
+};
+
+/* Latency accumulators for the averages perf prints. The kind a sample
+ * feeds is decided by collector/c2c.h (c2c_cycles_kind_of; same order as
+ * enum c2c_cycles_kind). mean[k] is perf's running (Welford) mean, kept in
+ * sample order so the digits match perf's for rows the store aggregates
+ * directly; rows merged at query time get the count-weighted mean. Use
+ * store_lat_avg (0 when cnt is 0). */
+enum store_lat_kind {
+	STORE_LAT_RMT_HITM = 0,
+	STORE_LAT_LCL_HITM,
+	STORE_LAT_RMT_PEER,
+	STORE_LAT_LCL_PEER,
+	STORE_LAT_LOAD,
+	STORE_LAT__MAX
+};
+struct store_lat {
+	uint64_t sum[STORE_LAT__MAX];
+	uint64_t cnt[STORE_LAT__MAX];
+	double mean[STORE_LAT__MAX];
+};
+double store_lat_avg(const struct store_lat *lat, enum store_lat_kind k);
+
+/* Filters shared by every query. Zero-initialise, then set what you need
+ * (store_filter_init sets the "any" values). Filters on cpu, node, pid,
+ * tid, time, and the double_cl / phys_lines keys make the query recompute
+ * from the samples table (indexed); without them the precomputed
+ * aggregates answer. */
+struct store_filter {
+	int32_t cpu;             /* -1 any */
+	int32_t node;            /* -1 any */
+	int32_t pid;             /* -1 any */
+	int32_t tid;             /* -1 any */
+	uint64_t time_from;      /* ns, inclusive; 0 = from the start */
+	uint64_t time_to;        /* ns, exclusive; 0 = to the end */
+	const char *symbol;      /* substring of the line's data symbol or a
+	                            code function touching it; NULL any */
+	uint64_t min_hitm;       /* lines: HITM (of the mode) >= this */
+	bool double_cl;          /* 128-byte lines (perf --double-cl) */
+	bool phys_lines;         /* lines keyed by physical address */
+};
+void store_filter_init(struct store_filter *f);
+
+/* ------------------------------------------------------------------ */
+/* Session summary                                                      */
+
+struct store_summary {
+	struct c2c_stats total;          /* every sample */
+	struct c2c_stats shared;         /* samples on shared lines (perf's
+	                                    "Global Shared Cache Line Event") */
+	struct store_lat lat;            /* over every sample */
+	uint64_t nr_lines;               /* distinct cache lines touched */
+	uint64_t nr_shared_lines;        /* lines perf counts as shared */
+	uint64_t nr_samples;
+	uint64_t counters[STORE_CNT__MAX];
+	uint64_t time_first, time_last;  /* ns; 0 when no sample had a time */
+	uint32_t nr_events;
+	uint32_t nr_cpus_seen;
+	uint32_t nr_nodes_seen;
+	uint32_t nr_threads_seen;
+	uint64_t lock_waits;             /* number of lock waits */
+	uint64_t lock_wait_ns;           /* total wait time */
+	uint64_t lock_wait_max_ns;
+	uint32_t cacheline_size;         /* 64 (or 128 with double_cl) */
+};
+int store_query_summary(struct store *st, const struct store_filter *f, struct store_summary *out,
+			struct c2c_error *err);
+
+/* Events as stored, ordered by index, with their sample counts. */
+struct store_event_row {
+	uint32_t index;
+	char name[128];
+	uint32_t attr_type;
+	uint64_t config;
+	uint64_t sample_type;
+	uint64_t sample_period;
+	bool freq;
+	uint64_t nr_samples;
+};
+int store_query_events(struct store *st, struct store_event_row **rows, size_t *n, struct c2c_error *err);
+
+/* ------------------------------------------------------------------ */
+/* Lines table (perf's "Shared Data Cache Line Table")                  */
+
+enum store_line_sort {
+	STORE_SORT_HITM = 0,     /* HITM of the mode (peer: tot_peer) */
+	STORE_SORT_TOT_HITM,
+	STORE_SORT_LCL_HITM,
+	STORE_SORT_RMT_HITM,
+	STORE_SORT_PEER,
+	STORE_SORT_LOADS,
+	STORE_SORT_STORES,
+	STORE_SORT_RECORDS,      /* nr_entries */
+	STORE_SORT_LAT,          /* average load latency */
+	STORE_SORT_CPUS,
+	STORE_SORT_THREADS,
+	STORE_SORT_SITES,
+	STORE_SORT_ADDR,
+	STORE_SORT_SYMBOL,
+	STORE_SORT_LOCK_WAIT,    /* total lock wait ns on the line */
+};
+
+struct store_lines_query {
+	enum store_mode mode;
+	enum store_line_sort sort;
+	bool ascending;          /* default false: biggest first */
+	bool show_all;           /* true: no shared-line / 0.1% filter (perf --show-all) */
+	struct store_filter filter;
+	uint64_t offset;         /* first row (0-based) after filtering+sorting */
+	uint64_t limit;          /* rows wanted; 0 = all */
+};
+void store_lines_query_init(struct store_lines_query *q);
+
+struct store_line_row {
+	uint64_t rank;           /* 0-based position in the sorted, filtered table */
+	uint64_t addr;           /* line address (physical with phys_lines) */
+	struct c2c_stats stats;
+	struct store_lat lat;
+	uint32_t nr_cpus;
+	uint32_t nr_threads;
+	uint32_t nr_sites;
+	uint32_t nr_offsets;
+	uint64_t node_mask;      /* bit n: node n touched it (nodes < 64) */
+	int32_t home_node;       /* -1 unknown */
+	char symbol[128];        /* data symbol at the line start ("" unknown) */
+	uint64_t symbol_offset;  /* line addr - symbol start */
+	char dso[128];
+	uint64_t lock_waits;
+	uint64_t lock_wait_ns;
+};
+/* Fills *rows (malloc'd, n entries) with the rows in [q->offset,
+ * q->offset+limit) and *total with the number of rows after filtering. */
+int store_query_lines(struct store *st, const struct store_lines_query *q, struct store_line_row **rows,
+		      size_t *n, uint64_t *total, struct c2c_error *err);
+/* One line's row (unfiltered by the 0.1% rule). -ENOENT when absent. */
+int store_query_line(struct store *st, uint64_t line_addr, const struct store_filter *f,
+		     struct store_line_row *row, struct c2c_error *err);
+
+/* ------------------------------------------------------------------ */
+/* One line                                                             */
+
+struct store_offset_row {
+	uint64_t offset;         /* byte offset in the line (or word offset * 8) */
+	struct c2c_stats stats;
+	struct store_lat lat;
+	uint32_t nr_cpus;
+	uint32_t nr_threads;
+	uint32_t nr_sites;
+	uint64_t node_mask;
+	char symbol[128];        /* data symbol at line+offset */
+	uint64_t symbol_offset;
+};
+/* Offsets of one line, ascending. words8: group by 8-byte word. */
+int store_query_line_offsets(struct store *st, uint64_t line_addr, const struct store_filter *f, bool words8,
+			     struct store_offset_row **rows, size_t *n, struct c2c_error *err);
+
+/* Coalesce keys for the Pareto rows (perf c2c -c). The row key is always
+ * the offset plus the chosen keys; perf's default is iaddr. */
+enum store_coalesce {
+	STORE_COALESCE_PID = 1u << 0,
+	STORE_COALESCE_TID = 1u << 1,
+	STORE_COALESCE_IADDR = 1u << 2,
+	STORE_COALESCE_DSO = 1u << 3,
+	STORE_COALESCE_DEFAULT = STORE_COALESCE_IADDR,
+};
+
+struct store_pareto_row {
+	uint64_t offset;
+	int32_t pid;             /* -1 when not a coalesce key */
+	int32_t tid;             /* -1 when not a coalesce key */
+	uint64_t iaddr;          /* 0 when not a coalesce key */
+	int64_t site;            /* site id when iaddr is a key, else 0 */
+	char function[128];
+	uint64_t function_offset;
+	char dso[128];
+	char file[128];
+	uint32_t line;
+	char comm[32];           /* of pid (when pid is a key) */
+	struct c2c_stats stats;
+	struct store_lat lat;
+	uint32_t nr_cpus;
+	uint64_t node_mask;
+};
+/* The line's Pareto rows (perf's per-line section), grouped by offset
+ * ascending, within an offset by HITM of the mode (or stores) descending.
+ * Rows perf would filter (no HITM of the mode and no store) are left out
+ * unless show_all. */
+int store_query_line_pareto(struct store *st, uint64_t line_addr, const struct store_filter *f,
+			    enum store_mode mode, unsigned coalesce, bool show_all,
+			    struct store_pareto_row **rows, size_t *n, struct c2c_error *err);
+
+/* Per-CPU and per-node totals: for the whole session when line_addr is
+ * STORE_ALL_LINES, else for one line. Ascending cpu / node. */
+#define STORE_ALL_LINES UINT64_MAX
+struct store_cpu_row {
+	uint32_t cpu;
+	int32_t node;
+	struct c2c_stats stats;
+	struct store_lat lat;
+};
+int store_query_cpus(struct store *st, uint64_t line_addr, const struct store_filter *f,
+		     struct store_cpu_row **rows, size_t *n, struct c2c_error *err);
+struct store_node_row {
+	int32_t node;            /* -1: CPU with unknown node */
+	uint32_t nr_cpus;
+	struct c2c_stats stats;
+	struct store_lat lat;
+};
+int store_query_nodes(struct store *st, uint64_t line_addr, const struct store_filter *f,
+		      struct store_node_row **rows, size_t *n, struct c2c_error *err);
+
+/* CPU x offset matrix of one line (sparse: one row per touched cell). */
+struct store_cell_row {
+	uint64_t offset;
+	uint32_t cpu;
+	struct c2c_stats stats;
+};
+int store_query_line_matrix(struct store *st, uint64_t line_addr, const struct store_filter *f,
+			    struct store_cell_row **rows, size_t *n, struct c2c_error *err);
+
+/* Locks (lock waits) whose address falls in the line (or every lock with
+ * STORE_ALL_LINES), by total wait descending. */
+struct store_lock_row {
+	uint64_t lock_addr;
+	uint64_t line_addr;
+	char symbol[128];
+	uint64_t symbol_offset;
+	uint32_t flags;          /* OR of the flags seen */
+	uint64_t waits;
+	uint64_t wait_ns;
+	uint64_t max_wait_ns;
+	uint32_t nr_threads;
+	uint32_t nr_sites;
+	/* Samples on the lock's line (0 when none recorded). */
+	uint64_t line_hitm;
+};
+int store_query_locks(struct store *st, uint64_t line_addr, const struct store_filter *f,
+		      struct store_lock_row **rows, size_t *n, struct c2c_error *err);
+
+/* ------------------------------------------------------------------ */
+/* Code sites                                                           */
+
+struct store_site {
+	int64_t id;
+	uint64_t ip;
+	int32_t pid;
+	uint8_t cpumode;
+	char function[128];
+	uint64_t offset;
+	char dso[256];
+	char file[256];
+	uint32_t line;
+	struct c2c_stats stats;  /* every sample at this site */
+	struct store_lat lat;
+};
+int store_get_site(struct store *st, int64_t site_id, struct store_site *out, struct c2c_error *err);
+
+/* Lines/offsets a site touches, by HITM of the mode descending. */
+struct store_site_access_row {
+	uint64_t line_addr;
+	uint64_t offset;
+	char symbol[128];
+	uint64_t symbol_offset;
+	struct c2c_stats stats;
+	struct store_lat lat;
+};
+int store_query_site_accesses(struct store *st, int64_t site_id, const struct store_filter *f,
+			      enum store_mode mode, struct store_site_access_row **rows, size_t *n,
+			      struct c2c_error *err);
+
+/* Callers of a site from recorded call chains: the frame right above the
+ * site in each chain whose innermost frame is the site, with how many
+ * samples/lock waits came through it. */
+struct store_caller_row {
+	int64_t site;
+	char function[128];
+	uint64_t offset;
+	char dso[128];
+	uint64_t count;
+	uint32_t depth;          /* 1 = direct caller */
+};
+int store_query_site_callers(struct store *st, int64_t site_id, struct store_caller_row **rows, size_t *n,
+			     struct c2c_error *err);
+
+/* ------------------------------------------------------------------ */
+/* Timeline                                                             */
+
+struct store_time_row {
+	uint64_t t_start;        /* ns, inclusive */
+	uint64_t t_end;          /* ns, exclusive */
+	uint64_t samples;
+	uint64_t hitm;           /* of the mode */
+	uint64_t loads;
+	uint64_t stores;
+	uint64_t lock_waits;
+	uint64_t lock_wait_ns;
+};
+/* nbuckets equal buckets between the filter's time window (or the
+ * session's first/last sample). line_addr: STORE_ALL_LINES or one line. */
+int store_query_timeline(struct store *st, uint64_t line_addr, const struct store_filter *f,
+			 enum store_mode mode, uint32_t nbuckets, struct store_time_row **rows, size_t *n,
+			 struct c2c_error *err);
+
+/* ------------------------------------------------------------------ */
+/* Search                                                               */
+
+enum store_hit_kind {
+	STORE_HIT_LINE = 0,      /* a cache line (address or data symbol match) */
+	STORE_HIT_SITE,          /* a code site (function / file match) */
+	STORE_HIT_LOCK,          /* a lock address */
+};
+struct store_search_row {
+	enum store_hit_kind kind;
+	uint64_t addr;           /* line address, site ip, or lock address */
+	int64_t site;            /* site id for STORE_HIT_SITE */
+	char text[192];          /* what matched, printable */
+	uint64_t hitm;           /* tot HITM of the line / site, for ranking */
+};
+/* text: a hex address (0x...) matches the line containing it, a site at
+ * that ip, or a lock; anything else is a case-insensitive substring of
+ * data symbols and function names. At most `limit` rows (0 = 100). */
+int store_search(struct store *st, const char *text, size_t limit, struct store_search_row **rows, size_t *n,
+		 struct c2c_error *err);
+
+#endif /* C2C_STORE_H */

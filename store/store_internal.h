@@ -1,0 +1,237 @@
+/* Private to store/: the struct store handle, the in-memory aggregator the
+ * writer keeps (and the queries reuse for filtered views), and helpers the
+ * store/ files share. Nothing outside store/ includes this. */
+#ifndef C2C_STORE_INTERNAL_H
+#define C2C_STORE_INTERNAL_H
+
+#include <sqlite3.h>
+
+#include "store/store.h"
+
+/* ---- small helpers (store/util.c) ---------------------------------- */
+
+/* Sets err from the database's last error: "PATH: WHAT: sqlite message". */
+int store_sqlerr(struct store *st, struct c2c_error *err, const char *what);
+/* Runs SQL with no result rows. */
+int store_exec(struct store *st, const char *sql, struct c2c_error *err);
+/* Prepares SQL (persistent for cached statements). */
+int store_prepare(struct store *st, sqlite3_stmt **stmt, const char *sql, struct c2c_error *err);
+/* A column as text copied into buf ("" for NULL). */
+void store_col_text(sqlite3_stmt *s, int col, char *buf, size_t size);
+/* Grows *arr (element size elem) to hold at least need elements. */
+int store_grow(void **arr, size_t *cap, size_t need, size_t elem);
+/* Text copied with truncation (buf always NUL-terminated). */
+void store_copy(char *buf, size_t size, const char *src);
+
+/* ---- c2c_stats <-> SQL columns (store/cols.c) ---------------------- */
+
+/* "nr_entries,locks,...,noparse" (all 32 counters, C2C_COUNTER_MAX). */
+const char *store_stats_cols(void);
+/* "lat_rmt_hitm_n,lat_rmt_hitm_sum,lat_rmt_hitm_mean,..." (15 columns). */
+const char *store_lat_cols(void);
+#define STORE_NR_LAT_COLS (3 * STORE_LAT__MAX)
+/* Column definitions for CREATE TABLE ("nr_entries INTEGER NOT NULL DEFAULT 0,..."). */
+const char *store_stats_coldefs(void);
+const char *store_lat_coldefs(void);
+/* "SUM(nr_entries),SUM(locks),..." */
+const char *store_stats_sums(void);
+/* Binds stats then lat starting at parameter `first`; returns the next index. */
+int store_bind_stats(sqlite3_stmt *s, int first, const struct c2c_stats *stats);
+int store_bind_lat(sqlite3_stmt *s, int first, const struct store_lat *lat);
+/* Reads stats (C2C_COUNTER_MAX columns) / lat starting at column `first`. */
+int store_read_stats(sqlite3_stmt *s, int first, struct c2c_stats *stats);
+int store_read_lat(sqlite3_stmt *s, int first, struct store_lat *lat);
+/* Adds b into a (counts, sums, count-weighted means). */
+void store_lat_merge(struct store_lat *a, const struct store_lat *b);
+/* Feeds one sample's weight into the accumulator its class bits choose. */
+void store_lat_add(struct store_lat *lat, uint64_t bits, uint64_t weight);
+
+/* ---- hash tables (store/hash.c) ------------------------------------- */
+
+#define AGG_KEY_WORDS 4
+
+/* Aggregate entry. Which fields are used depends on the table. */
+struct agg_ent {
+	uint64_t key[AGG_KEY_WORDS];
+	struct c2c_stats stats;
+	struct store_lat lat;
+	uint64_t *cpus;              /* CPU bitmap (heap), cpu_words words */
+	uint32_t cpu_words;
+	uint32_t nr_cpus;
+	uint32_t nr_threads, nr_sites, nr_offsets;
+	uint64_t node_mask;
+	int64_t dsym;                /* data symbol, 0 none */
+	uint64_t dsym_start;
+	int64_t site;                /* pareto: a site of this ip */
+	uint64_t lock_waits, lock_wait_ns, lock_wait_max, lock_flags;
+	bool dirty;
+};
+
+struct agg_table {
+	struct agg_ent **slots;
+	size_t cap, count;
+	struct agg_ent **dirty;      /* entries changed since the last flush */
+	size_t ndirty, dirty_cap;
+};
+
+/* Returns the entry for key (created zeroed when absent; *created set).
+ * NULL on allocation failure. */
+struct agg_ent *agg_table_get(struct agg_table *t, const uint64_t *key, bool *created);
+struct agg_ent *agg_table_find(const struct agg_table *t, const uint64_t *key);
+int agg_table_mark(struct agg_table *t, struct agg_ent *e);
+void agg_table_fini(struct agg_table *t);
+
+/* Key-only set. Returns 1 when added, 0 when present, -ENOMEM. */
+struct key_set {
+	uint64_t *keys;              /* cap * AGG_KEY_WORDS */
+	uint8_t *used;
+	size_t cap, count;
+};
+int key_set_add(struct key_set *s, const uint64_t *key);
+void key_set_fini(struct key_set *s);
+
+/* ---- the aggregator (store/agg.c) ----------------------------------- */
+
+enum agg_kind {
+	AGG_LINE,       /* (line) */
+	AGG_OFFSET,     /* (line, offset) */
+	AGG_PARETO,     /* (line, offset, ip) */
+	AGG_LINE_CPU,   /* (line, cpu) */
+	AGG_LINE_NODE,  /* (line, node) */
+	AGG_CELL,       /* (line, offset, cpu) */
+	AGG_CPU,        /* (cpu) */
+	AGG_NODE,       /* (node) */
+	AGG_LOCK,       /* (lock address) */
+	AGG__MAX
+};
+
+enum agg_set {
+	SET_LINE_TID, SET_LINE_SITE, SET_OFF_TID, SET_OFF_SITE, SET_LOCK_TID, SET_LOCK_SITE,
+	SET_TID, SET_LINE_NODE_CPU,
+	SET__MAX
+};
+
+/* One sample, as the aggregator needs it. */
+struct agg_sample {
+	uint64_t time;
+	uint64_t addr;               /* the key address (virtual or physical) */
+	uint32_t cpu;                /* UINT32_MAX when absent */
+	int32_t node;
+	int32_t pid, tid;
+	uint64_t ip;
+	int64_t site;
+	int64_t dsym;
+	uint64_t dsym_start;
+	uint64_t bits;
+	uint64_t weight;
+	uint32_t event;
+};
+
+struct agg_lock_sample {
+	uint64_t lock_addr;
+	int32_t tid;
+	int64_t site;
+	int64_t dsym;
+	uint64_t dsym_start;
+	uint32_t flags;
+	uint64_t wait_ns;
+};
+
+struct agg {
+	uint32_t line_size;          /* bytes per line (64, or 128 for double_cl) */
+	struct agg_table t[AGG__MAX];
+	struct key_set sets[SET__MAX];
+	uint64_t nr_threads;
+	uint64_t time_first, time_last;
+	uint64_t nr_samples;
+	uint64_t *ev_samples;        /* samples per event index */
+	size_t nr_ev;
+};
+
+void agg_init(struct agg *a, uint32_t line_size);
+void agg_fini(struct agg *a);
+int agg_add_sample(struct agg *a, const struct agg_sample *s);
+int agg_add_lock(struct agg *a, const struct agg_lock_sample *w);
+/* Creates the aggregate tables in schema ("main" or "temp") if absent. */
+int agg_create_tables(struct store *st, const char *schema, struct c2c_error *err);
+/* Writes every dirty entry into schema's tables (INSERT OR REPLACE). */
+int agg_flush(struct agg *a, struct store *st, const char *schema, struct c2c_error *err);
+/* Rebuilds a from the samples and lock_waits tables, keeping the samples
+ * the filter selects (all when f is NULL): the append-mode load and the
+ * filtered views' recomputation. */
+int agg_rebuild(struct agg *a, struct store *st, const struct store_filter *f, struct c2c_error *err);
+
+/* ---- the handle ----------------------------------------------------- */
+
+struct intern_map {                  /* (key words) -> id */
+	struct agg_table t;          /* entries reuse agg_ent: key + site field as id */
+};
+
+enum store_stmt {
+	STMT_SAMPLE, STMT_LOCK, STMT_COMM, STMT_TASK, STMT_MMAP, STMT_SITE, STMT_DSYM, STMT_CHAIN,
+	STMT_META_SET, STMT_META_GET, STMT_COUNTER, STMT_EVENT, STMT_CPU,
+	STMT__MAX
+};
+
+struct store {
+	sqlite3 *db;
+	char *path;
+	bool writable;
+	bool in_txn;
+	uint32_t line_size;          /* cache line size of the session */
+	sqlite3_stmt *stmt[STMT__MAX];
+
+	/* writer */
+	struct agg agg;              /* session aggregates, all in memory */
+	bool agg_loaded;
+	uint64_t pending;
+	uint64_t counters[STORE_CNT__MAX];
+	bool counters_dirty;
+	struct agg_table sites;      /* (pid, ip) -> id (ent->site) */
+	struct agg_table dsyms;      /* (pid, start, name hash) -> id */
+	struct agg_table chains;     /* (hash, n) -> id */
+	int32_t *cpu_node;           /* cpu -> node from the cpus table */
+	size_t nr_cpu_node;
+	uint64_t generation;         /* bumped at every commit: invalidates query caches */
+
+	/* query side: temp aggregates for filtered views */
+	bool tmp_valid;
+	uint64_t tmp_generation;
+	struct store_filter tmp_filter;  /* symbol not kept (not part of the key) */
+	struct c2c_stats q_shared;       /* shared-line totals for c2c_displayed() in SQL */
+	bool sql_funcs;
+};
+
+/* Schema of the aggregates a query reads: "main" unless the filter needs a
+ * recomputation, in which case the temp tables are (re)built first.
+ * Returns "main"/"temp" or NULL with err set. */
+const char *store_agg_schema(struct store *st, const struct store_filter *f, struct c2c_error *err);
+/* True when the filter forces recomputation from samples. */
+bool store_filter_needs_recompute(const struct store_filter *f);
+/* Line size for a filter (doubled with double_cl). */
+uint32_t store_line_size(const struct store *st, const struct store_filter *f);
+
+/* " WHERE cpu = :cpu AND ..." for the sample filters of f ("" when none);
+ * lock_table: the lock_waits table (node through the cpus table). */
+int store_filter_sql(const struct store_filter *f, char *buf, size_t size, bool lock_table);
+/* Binds the named parameters store_filter_sql used. */
+void store_filter_bind(sqlite3_stmt *s, const struct store_filter *f);
+
+/* Registers the SQL functions the queries use (c2c rules). */
+int store_register_functions(struct store *st, struct c2c_error *err);
+/* Totals of the shared lines in schema (and how many). */
+int store_shared_totals(struct store *st, const char *schema, struct c2c_stats *out, uint64_t *nlines,
+			struct c2c_error *err);
+/* Reads the columns LINE_ROW_COLS selects into a row. */
+#define LINE_ROW_COLS_FMT "l.line, %s, %s, l.nr_cpus, l.nr_threads, l.nr_sites, l.nr_offsets, l.node_mask," \
+	" l.dsym_start, l.lock_waits, l.lock_wait_ns, d.name, d.dso"
+void store_read_line_row(sqlite3_stmt *s, struct store_line_row *row);
+
+/* Read the cpus table into st->cpu_node. */
+int store_load_topology(struct store *st, struct c2c_error *err);
+/* Opens the batch transaction if none is open (-EROFS when read-only). */
+int store_begin_write(struct store *st, struct c2c_error *err);
+/* Writes the in-memory counters into the counters table. */
+int store_write_counters(struct store *st, struct c2c_error *err);
+
+#endif /* C2C_STORE_INTERNAL_H */

@@ -1,0 +1,400 @@
+/* The writer: side-band records, interned code sites / data symbols /
+ * call chains, samples and lock waits, batched into transactions. Every
+ * sample also feeds the in-memory aggregator, whose changed entries are
+ * written at each commit, so the file is complete at every commit. */
+#include "store/store_internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; s && *s; s++)
+		h = (h ^ (uint8_t)*s) * 1099511628211ull;
+	return h;
+}
+
+/* Append mode: the intern maps and the aggregator start from what the
+ * file holds. */
+static int load_writer_state(struct store *st, struct c2c_error *err)
+{
+	sqlite3_stmt *s;
+	int r;
+
+	if (st->agg_loaded)
+		return 0;
+	if ((r = store_prepare(st, &s, "SELECT id, pid, ip FROM sites", err)) < 0)
+		return r;
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		uint64_t key[AGG_KEY_WORDS] = { (uint64_t)sqlite3_column_int64(s, 1), (uint64_t)sqlite3_column_int64(s, 2) };
+		bool c;
+		struct agg_ent *e = agg_table_get(&st->sites, key, &c);
+		if (!e) {
+			sqlite3_finalize(s);
+			return c2c_error_set(err, -ENOMEM, "out of memory");
+		}
+		e->site = sqlite3_column_int64(s, 0);
+	}
+	sqlite3_finalize(s);
+	if ((r = store_prepare(st, &s, "SELECT id, pid, start, name, dso FROM dsyms", err)) < 0)
+		return r;
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		uint64_t key[AGG_KEY_WORDS] = { (uint64_t)sqlite3_column_int64(s, 1), (uint64_t)sqlite3_column_int64(s, 2),
+						str_hash((const char *)sqlite3_column_text(s, 3)),
+						str_hash((const char *)sqlite3_column_text(s, 4)) };
+		bool c;
+		struct agg_ent *e = agg_table_get(&st->dsyms, key, &c);
+		if (!e) {
+			sqlite3_finalize(s);
+			return c2c_error_set(err, -ENOMEM, "out of memory");
+		}
+		e->site = sqlite3_column_int64(s, 0);
+	}
+	sqlite3_finalize(s);
+	/* Call chains are not reloaded: an appended chain equal to an old one
+	 * gets a new id, which costs a row, not correctness. */
+	if ((r = agg_rebuild(&st->agg, st, NULL, err)) < 0)
+		return r;
+	/* Everything rebuilt is already in the file. */
+	for (int k = 0; k < AGG__MAX; k++) {
+		for (size_t i = 0; i < st->agg.t[k].ndirty; i++)
+			st->agg.t[k].dirty[i]->dirty = false;
+		st->agg.t[k].ndirty = 0;
+	}
+	st->agg_loaded = true;
+	return 0;
+}
+
+static int begin(struct store *st, struct c2c_error *err)
+{
+	int r = store_begin_write(st, err);
+	if (r < 0)
+		return r;
+	return load_writer_state(st, err);
+}
+
+static int step_done(struct store *st, sqlite3_stmt *s, struct c2c_error *err, const char *what)
+{
+	int rc = sqlite3_step(s);
+	sqlite3_reset(s);
+	return rc == SQLITE_DONE ? 0 : store_sqlerr(st, err, what);
+}
+
+static void bind_text(sqlite3_stmt *s, int i, const char *v)
+{
+	if (v)
+		sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+int store_add_comm(struct store *st, const struct c2c_comm *c, struct c2c_error *err)
+{
+	int r = begin(st, err);
+	if (r < 0)
+		return r;
+	sqlite3_stmt *s = st->stmt[STMT_COMM];
+	sqlite3_bind_int64(s, 1, (sqlite3_int64)c->time);
+	sqlite3_bind_int64(s, 2, c->pid);
+	sqlite3_bind_int64(s, 3, c->tid);
+	sqlite3_bind_int(s, 4, c->exec);
+	bind_text(s, 5, c->comm);
+	st->counters[STORE_CNT_SIDEBAND]++;
+	st->counters_dirty = true;
+	return step_done(st, s, err, "writing a COMM record");
+}
+
+int store_add_task(struct store *st, const struct c2c_task *t, bool is_exit, struct c2c_error *err)
+{
+	int r = begin(st, err);
+	if (r < 0)
+		return r;
+	sqlite3_stmt *s = st->stmt[STMT_TASK];
+	sqlite3_bind_int64(s, 1, (sqlite3_int64)t->time);
+	sqlite3_bind_text(s, 2, is_exit ? "exit" : "fork", -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 3, t->pid);
+	sqlite3_bind_int64(s, 4, t->ppid);
+	sqlite3_bind_int64(s, 5, t->tid);
+	sqlite3_bind_int64(s, 6, t->ptid);
+	st->counters[STORE_CNT_SIDEBAND]++;
+	st->counters_dirty = true;
+	return step_done(st, s, err, "writing a FORK/EXIT record");
+}
+
+int store_add_mmap(struct store *st, const struct c2c_mmap *m, uint64_t time, struct c2c_error *err)
+{
+	int r = begin(st, err);
+	if (r < 0)
+		return r;
+	sqlite3_stmt *s = st->stmt[STMT_MMAP];
+	sqlite3_bind_int64(s, 1, (sqlite3_int64)time);
+	sqlite3_bind_int64(s, 2, m->pid);
+	sqlite3_bind_int64(s, 3, m->tid);
+	sqlite3_bind_int64(s, 4, (sqlite3_int64)m->start);
+	sqlite3_bind_int64(s, 5, (sqlite3_int64)m->len);
+	sqlite3_bind_int64(s, 6, (sqlite3_int64)m->pgoff);
+	sqlite3_bind_int64(s, 7, m->prot);
+	sqlite3_bind_int64(s, 8, m->flags);
+	sqlite3_bind_int(s, 9, m->cpumode);
+	sqlite3_bind_int64(s, 10, m->maj);
+	sqlite3_bind_int64(s, 11, m->min);
+	sqlite3_bind_int64(s, 12, (sqlite3_int64)m->ino);
+	sqlite3_bind_int64(s, 13, (sqlite3_int64)m->ino_generation);
+	if (m->build_id_size)
+		sqlite3_bind_blob(s, 14, m->build_id, m->build_id_size > 20 ? 20 : m->build_id_size, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(s, 14);
+	bind_text(s, 15, m->filename);
+	st->counters[STORE_CNT_SIDEBAND]++;
+	st->counters_dirty = true;
+	return step_done(st, s, err, "writing an MMAP record");
+}
+
+int64_t store_site_intern(struct store *st, const struct store_site_info *si, struct c2c_error *err)
+{
+	uint64_t key[AGG_KEY_WORDS] = { (uint64_t)(int64_t)si->pid, si->ip, 0, 0 };
+	struct agg_ent *e;
+	bool created;
+	int r = begin(st, err);
+
+	if (r < 0)
+		return r;
+	e = agg_table_find(&st->sites, key);
+	if (e)
+		return e->site;
+	sqlite3_stmt *s = st->stmt[STMT_SITE];
+	sqlite3_bind_int64(s, 1, (sqlite3_int64)si->ip);
+	sqlite3_bind_int64(s, 2, si->pid);
+	sqlite3_bind_int(s, 3, si->cpumode);
+	bind_text(s, 4, si->function);
+	sqlite3_bind_int64(s, 5, (sqlite3_int64)si->offset);
+	bind_text(s, 6, si->dso);
+	bind_text(s, 7, si->file);
+	sqlite3_bind_int64(s, 8, si->line);
+	if ((r = step_done(st, s, err, "writing a code site")) < 0)
+		return r;
+	e = agg_table_get(&st->sites, key, &created);
+	if (!e)
+		return c2c_error_set(err, -ENOMEM, "out of memory");
+	e->site = sqlite3_last_insert_rowid(st->db);
+	return e->site;
+}
+
+int64_t store_dsym_intern(struct store *st, const struct store_dsym_info *d, struct c2c_error *err)
+{
+	uint64_t key[AGG_KEY_WORDS] = { (uint64_t)(int64_t)d->pid, d->start, str_hash(d->name), str_hash(d->dso) };
+	struct agg_ent *e;
+	bool created;
+	int r = begin(st, err);
+
+	if (r < 0)
+		return r;
+	if (!d->name)
+		return c2c_error_set(err, -EINVAL, "data symbol without a name");
+	e = agg_table_find(&st->dsyms, key);
+	if (e)
+		return e->site;
+	sqlite3_stmt *s = st->stmt[STMT_DSYM];
+	bind_text(s, 1, d->name);
+	sqlite3_bind_int64(s, 2, (sqlite3_int64)d->start);
+	sqlite3_bind_int64(s, 3, (sqlite3_int64)d->size);
+	sqlite3_bind_int64(s, 4, d->pid);
+	bind_text(s, 5, d->dso);
+	if ((r = step_done(st, s, err, "writing a data symbol")) < 0)
+		return r;
+	e = agg_table_get(&st->dsyms, key, &created);
+	if (!e)
+		return c2c_error_set(err, -ENOMEM, "out of memory");
+	e->site = sqlite3_last_insert_rowid(st->db);
+	return e->site;
+}
+
+/* Call chains are stored once each: key = two hashes + length. */
+static int64_t chain_intern(struct store *st, const int64_t *sites, uint32_t n, struct c2c_error *err)
+{
+	uint64_t h1 = 1469598103934665603ull, h2 = 0x9e3779b97f4a7c15ull;
+	struct agg_ent *e;
+	bool created;
+	int r;
+
+	if (!n || !sites)
+		return 0;
+	for (uint32_t i = 0; i < n; i++) {
+		h1 = (h1 ^ (uint64_t)sites[i]) * 1099511628211ull;
+		h2 = (h2 + (uint64_t)sites[i]) * 0xff51afd7ed558ccdull;
+		h2 ^= h2 >> 29;
+	}
+	uint64_t key[AGG_KEY_WORDS] = { h1, h2, n, (uint64_t)sites[0] };
+	e = agg_table_find(&st->chains, key);
+	if (e)
+		return e->site;
+	sqlite3_stmt *s = st->stmt[STMT_CHAIN];
+	/* Little-endian int64 array, as documented in docs/schema.md. */
+	sqlite3_bind_blob(s, 1, sites, (int)(n * sizeof(int64_t)), SQLITE_TRANSIENT);
+	if ((r = step_done(st, s, err, "writing a call chain")) < 0)
+		return r;
+	e = agg_table_get(&st->chains, key, &created);
+	if (!e)
+		return c2c_error_set(err, -ENOMEM, "out of memory");
+	e->site = sqlite3_last_insert_rowid(st->db);
+	return e->site;
+}
+
+int store_add_sample(struct store *st, const struct c2c_sample *smp, const struct store_sample_ctx *ctx,
+		     struct c2c_error *err)
+{
+	static const struct store_sample_ctx none = { .node = -1 };
+	int r = begin(st, err);
+	int64_t chain;
+
+	if (r < 0)
+		return r;
+	if (!ctx)
+		ctx = &none;
+	chain = chain_intern(st, ctx->chain_sites, ctx->nr_chain_sites, err);
+	if (chain < 0)
+		return (int)chain;
+
+	bool has_cpu = (smp->has & C2C_HAS_CPU) != 0;
+	uint64_t line = c2c_cl_address(smp->addr, st->line_size, false);
+	sqlite3_stmt *s = st->stmt[STMT_SAMPLE];
+	sqlite3_bind_int64(s, 1, (sqlite3_int64)smp->time);
+	sqlite3_bind_int64(s, 2, smp->event);
+	if (has_cpu)
+		sqlite3_bind_int64(s, 3, smp->cpu);
+	else
+		sqlite3_bind_null(s, 3);
+	sqlite3_bind_int64(s, 4, ctx->node);
+	sqlite3_bind_int64(s, 5, smp->pid);
+	sqlite3_bind_int64(s, 6, smp->tid);
+	sqlite3_bind_int(s, 7, smp->cpumode);
+	sqlite3_bind_int64(s, 8, (sqlite3_int64)smp->ip);
+	sqlite3_bind_int64(s, 9, ctx->site);
+	sqlite3_bind_int64(s, 10, (sqlite3_int64)smp->addr);
+	sqlite3_bind_int64(s, 11, (sqlite3_int64)line);
+	sqlite3_bind_int64(s, 12, (sqlite3_int64)smp->phys_addr);
+	sqlite3_bind_int64(s, 13, (sqlite3_int64)ctx->class_bits);
+	sqlite3_bind_int64(s, 14, (sqlite3_int64)smp->weight);
+	sqlite3_bind_int64(s, 15, smp->ins_lat);
+	sqlite3_bind_int64(s, 16, (sqlite3_int64)smp->data_src);
+	sqlite3_bind_int64(s, 17, (sqlite3_int64)smp->period);
+	sqlite3_bind_int64(s, 18, ctx->dsym);
+	sqlite3_bind_int64(s, 19, (sqlite3_int64)ctx->dsym_offset);
+	sqlite3_bind_int64(s, 20, chain);
+	if ((smp->has & C2C_HAS_RAW) && smp->raw && smp->raw_size)
+		sqlite3_bind_blob(s, 21, smp->raw, (int)smp->raw_size, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(s, 21);
+	r = step_done(st, s, err, "writing a sample");
+	sqlite3_bind_null(s, 21);
+	if (r < 0)
+		return r;
+
+	struct agg_sample a = {
+		.time = smp->time, .addr = smp->addr, .cpu = has_cpu ? smp->cpu : UINT32_MAX, .node = ctx->node,
+		.pid = smp->pid, .tid = smp->tid, .ip = smp->ip, .site = ctx->site, .dsym = ctx->dsym,
+		.dsym_start = smp->addr - ctx->dsym_offset, .bits = ctx->class_bits, .weight = smp->weight, .event = smp->event,
+	};
+	if (agg_add_sample(&st->agg, &a) < 0)
+		return c2c_error_set(err, -ENOMEM, "out of memory while aggregating samples");
+	st->counters[STORE_CNT_SAMPLES]++;
+	st->counters_dirty = true;
+	st->pending++;
+	return 0;
+}
+
+int store_add_lock_wait(struct store *st, const struct store_lock_wait *w, struct c2c_error *err)
+{
+	int r = begin(st, err);
+	int64_t chain;
+	uint64_t dsym_start = w->lock_addr;
+
+	if (r < 0)
+		return r;
+	chain = chain_intern(st, w->chain_sites, w->nr_chain_sites, err);
+	if (chain < 0)
+		return (int)chain;
+	sqlite3_stmt *s = st->stmt[STMT_LOCK];
+	sqlite3_bind_int64(s, 1, (sqlite3_int64)w->time);
+	sqlite3_bind_int64(s, 2, w->pid);
+	sqlite3_bind_int64(s, 3, w->tid);
+	sqlite3_bind_int64(s, 4, w->cpu);
+	sqlite3_bind_int64(s, 5, (sqlite3_int64)w->lock_addr);
+	sqlite3_bind_int64(s, 6, (sqlite3_int64)c2c_cl_address(w->lock_addr, st->line_size, false));
+	sqlite3_bind_int64(s, 7, w->flags);
+	sqlite3_bind_int64(s, 8, (sqlite3_int64)w->wait_ns);
+	sqlite3_bind_int64(s, 9, w->site);
+	sqlite3_bind_int64(s, 10, w->dsym);
+	sqlite3_bind_int64(s, 11, chain);
+	if ((r = step_done(st, s, err, "writing a lock wait")) < 0)
+		return r;
+	if (w->dsym > 0) {
+		sqlite3_stmt *q;
+		if (sqlite3_prepare_v2(st->db, "SELECT start FROM dsyms WHERE id = ?", -1, &q, NULL) == SQLITE_OK) {
+			sqlite3_bind_int64(q, 1, w->dsym);
+			if (sqlite3_step(q) == SQLITE_ROW)
+				dsym_start = (uint64_t)sqlite3_column_int64(q, 0);
+			sqlite3_finalize(q);
+		}
+	}
+	struct agg_lock_sample a = {
+		.lock_addr = w->lock_addr, .tid = w->tid, .site = w->site, .dsym = w->dsym,
+		.dsym_start = dsym_start, .flags = w->flags, .wait_ns = w->wait_ns,
+	};
+	if (agg_add_lock(&st->agg, &a) < 0)
+		return c2c_error_set(err, -ENOMEM, "out of memory while aggregating lock waits");
+	st->counters[STORE_CNT_LOCK_WAITS]++;
+	st->counters_dirty = true;
+	st->pending++;
+	return 0;
+}
+
+int store_commit(struct store *st, struct c2c_error *err)
+{
+	int r;
+
+	if (!st->writable)
+		return c2c_error_set(err, -EROFS, "%s: opened read-only", st->path);
+	if (!st->in_txn)
+		return 0;
+	if ((r = agg_flush(&st->agg, st, "main", err)) < 0 || (r = store_write_counters(st, err)) < 0)
+		return r;
+	if ((r = store_exec(st, "COMMIT;", err)) < 0)
+		return r;
+	st->in_txn = false;
+	st->pending = 0;
+	st->generation++;
+	return 0;
+}
+
+int store_finalize(struct store *st, struct c2c_error *err)
+{
+	int r;
+
+	if (!st->writable)
+		return c2c_error_set(err, -EROFS, "%s: opened read-only", st->path);
+	if ((r = store_begin_write(st, err)) < 0 || (r = load_writer_state(st, err)) < 0)
+		return r;
+	/* Indexes after the bulk load: building them once is much cheaper
+	 * than maintaining them row by row. */
+	if ((r = store_exec(st, "CREATE INDEX IF NOT EXISTS samples_line ON samples (line);"
+				"CREATE INDEX IF NOT EXISTS samples_time ON samples (time);"
+				"CREATE INDEX IF NOT EXISTS samples_site ON samples (site);"
+				"CREATE INDEX IF NOT EXISTS lock_waits_line ON lock_waits (line);"
+				"CREATE INDEX IF NOT EXISTS lock_waits_time ON lock_waits (time);", err)) < 0)
+		return r;
+	if ((r = store_set_meta(st, STORE_META_FINALIZED, "1", err)) < 0)
+		return r;
+	if ((r = store_commit(st, err)) < 0)
+		return r;
+	/* Fold the WAL back so the single .db file holds everything. */
+	sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+	return 0;
+}
+
+uint64_t store_pending(const struct store *st)
+{
+	return st->pending;
+}

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# Agreement with perf: for every real fixture with memory samples and every
+# generated scenario (plus pipe and zstd variants), run
+#   perf c2c report --stdio --no-source [opts] -i F
+#   c2ctui report F --format json [opts]
+# with the same options (default, -d lcl, -d rmt, -d peer, --show-all,
+# -c pid,iaddr) and compare every number both print (tests/e2e/compare_c2c.py):
+# one ok/not ok line per file, option set and section.
+# perf 6.1 is the reference (docs/agreement.md).
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+cmp_py=$C2C_TOP/tests/e2e/compare_c2c.py
+gen=$C2C_BUILD/tools/c2c-gen
+
+if ! command -v perf >/dev/null 2>&1; then
+	skip agree_perf "perf is not installed"
+	exit 0
+fi
+if ! command -v python3 >/dev/null 2>&1; then
+	skip agree_perf "python3 is not installed"
+	exit 0
+fi
+if [ ! -x "$C2CTUI" ]; then
+	skip agree_perf "$C2CTUI is not built"
+	exit 0
+fi
+
+# perf needs a writable HOME for its build-id cache; keep it out of the user's.
+export HOME=$E2E_TMP/home
+mkdir -p "$HOME"
+
+# compare NAME PERF_INPUT C2C_INPUT OPTS...: one comparison, one line per section
+compare() {
+	local name=$1 pin=$2 cin=$3; shift 3
+	local out=$E2E_TMP/cmp.$$ co=iaddr a
+	for a in "$@"; do
+		case $a in
+		-c) co=next ;;
+		*) [ "$co" = next ] && co=$a ;;
+		esac
+	done
+	if ! perf c2c report --stdio --no-source "$@" -i "$pin" >"$out.perf" 2>"$out.perf.err"; then
+		nok "$name: perf" "perf c2c report failed: $(tail -1 "$out.perf.err")"
+		return
+	fi
+	if ! "$C2CTUI" report "$cin" --format json "$@" >"$out.json" 2>"$out.err"; then
+		nok "$name: c2ctui" "c2ctui report failed: $(head -1 "$out.err")"
+		return
+	fi
+	python3 "$cmp_py" --name "$name" --perf "$out.perf" --json "$out.json" --coalesce "$co"
+}
+
+# has_mem_samples F: perf sees loads or stores (or unparsable memory samples)
+has_mem_samples() {
+	perf c2c report --stdio --stats -i "$1" 2>/dev/null |
+		awk -F: '/Total records/ { n = $2 + 0 } END { exit !(n > 0) }'
+}
+
+# run_file NAME PERF_FILE C2C_FILE [DB]: every option set against one recording
+run_file() {
+	local name=$1 pin=$2 cin=$3 db=$4
+	local src=${db:-$cin}
+	compare "$name" "$pin" "$cin"
+	compare "$name -d lcl" "$pin" "$src" -d lcl
+	compare "$name -d rmt" "$pin" "$src" -d rmt
+	compare "$name -d peer" "$pin" "$src" -d peer
+	compare "$name --show-all" "$pin" "$src" --show-all
+	compare "$name -c pid,iaddr" "$pin" "$src" -c pid,iaddr
+}
+
+# import once so the option sets reuse the session
+import_db() {
+	local f=$1 db=$2
+	"$C2CTUI" import "$f" -o "$db" >/dev/null 2>"$db.err" && echo "$db"
+}
+
+n=0
+shopt -s nullglob
+for f in "$C2C_FIXTURES"/real/*.data; do
+	name=real/$(basename "$f")
+	if ! has_mem_samples "$f"; then
+		skip "$name" "no memory samples"
+		continue
+	fi
+	db=$(import_db "$f" "$E2E_TMP/$(basename "$f").db")
+	run_file "$name" "$f" "$f" "$db"
+	n=$((n + 1))
+done
+[ "$n" -gt 0 ] || skip agree_perf_real "no real fixtures under $C2C_FIXTURES/real"
+
+if [ ! -x "$gen" ]; then
+	skip agree_perf_generated "$gen is not built"
+	exit 0
+fi
+for sc in false-sharing true-sharing classes mixed; do
+	f=$E2E_TMP/$sc.data
+	if ! "$gen" --scenario "$sc" -o "$f" --seed 7 >/dev/null 2>"$f.err"; then
+		nok "gen/$sc" "c2c-gen failed: $(head -1 "$f.err")"
+		continue
+	fi
+	db=$(import_db "$f" "$E2E_TMP/$sc.db")
+	run_file "gen/$sc" "$f" "$f" "$db"
+	# perf c2c report cannot read pipe files; the same scenario and seed in
+	# pipe format must give perf's numbers for the file format.
+	if "$gen" --scenario "$sc" -o "$f.pipe" --seed 7 --pipe >/dev/null 2>"$f.err"; then
+		compare "gen/$sc --pipe" "$f" "$f.pipe"
+	else
+		nok "gen/$sc --pipe" "c2c-gen --pipe failed: $(head -1 "$f.err")"
+	fi
+	if "$gen" --scenario "$sc" -o "$f.zst" --seed 7 --compress >/dev/null 2>"$f.err"; then
+		compare "gen/$sc --compress" "$f.zst" "$f.zst"
+	else
+		nok "gen/$sc --compress" "c2c-gen --compress failed: $(head -1 "$f.err")"
+	fi
+done

@@ -1,0 +1,309 @@
+/* collector/layout on the real struct conn of tests/types/conn.c: rows,
+ * holes and cache lines, per-member statistics, false-sharing flags,
+ * line verdicts, the proposed layout and the what-if replay (against the
+ * proposal and against the after build's layout). */
+#include "test.h"
+#include "test_types_prog.h"
+
+#include "collector/layout.h"
+#include "collector/types.h"
+
+struct conn_db {
+	struct types_db *db;
+	uint32_t id;
+};
+
+static int open_conn(struct conn_db *c, int after)
+{
+	const char *p = types_prog_build(after);
+
+	memset(c, 0, sizeof(*c));
+	if (!p || types_open_dwarf(&c->db, p, NULL, NULL) < 0)
+		return -1;
+	c->id = types_find(c->db, "conn");
+	return c->id ? 0 : -1;
+}
+
+#define CONN_OR_SKIP(c, after) \
+	struct conn_db c; \
+	if (open_conn(&c, after) < 0) { test_skip("cannot build tests/types/conn.c with cc -g"); return; }
+
+static long row_named(const struct layout *l, const char *name)
+{
+	for (size_t i = 0; i < l->nrows; i++)
+		if (!strcmp(l->rows[i].name, name))
+			return (long)i;
+	return -1;
+}
+
+/* Offsets in the before layout. */
+enum { OFF_ID = 0, OFF_FLAGS = 4, OFF_NAME = 8, OFF_LIMIT = 16, OFF_HITS = 24, OFF_SLOT2 = 56,
+       OFF_COUNTER = 64 };
+#define OBJ 0x7f0000010000ULL   /* line-aligned heap object */
+
+/* False sharing: thread 1 increments counter; threads 3, 4 and 5 read
+ * limit, name and slots[2] in the same line and miss (HITM). */
+static const struct layout_access fs_accesses[] = {
+	{ OBJ, OFF_COUNTER, true, 1, 0, 1, 400, 0, 0 },
+	{ OBJ, OFF_COUNTER, false, 1, 0, 1, 100, 0, 0 },
+	{ OBJ, OFF_LIMIT, false, 3, 1, 2, 300, 60, 20 },
+	{ OBJ, OFF_LIMIT, false, 4, 2, 2, 300, 50, 25 },
+	{ OBJ, OFF_NAME, false, 5, 3, 3, 200, 30, 0 },
+	{ OBJ, OFF_SLOT2, false, 4, 2, 4, 100, 15, 0 },
+	{ OBJ, OFF_HITS, false, 3, 1, 5, 50, 0, 0 },
+};
+#define NFS (sizeof(fs_accesses) / sizeof(fs_accesses[0]))
+
+static void print_line(void *ctx, const char *text)
+{
+	char *buf = ctx;
+	size_t n = strlen(buf);
+	snprintf(buf + n, 16384 - n, "%s\n", text);
+}
+
+static void test_rows_and_holes(void)
+{
+	CONN_OR_SKIP(c, 0);
+	struct layout l;
+	long r;
+
+	CHECK(layout_build(&l, c.db, c.id, 64, NULL) == 0);
+	CHECK_STR(l.type_name, "struct conn");
+	CHECK_EQ_U64(l.size, 88);
+	CHECK((r = row_named(&l, "st.hits")) >= 0);
+	CHECK_EQ_U64(l.rows[r].depth, 1);
+	CHECK_STR(l.rows[l.rows[r].top].name, "st");
+	CHECK((r = row_named(&l, "{fd}")) >= 0);   /* anonymous union */
+	CHECK(!l.rows[r].leaf);
+	CHECK(row_named(&l, "fd") >= 0 && row_named(&l, "handle") >= 0);
+	CHECK((r = row_named(&l, "prio")) >= 0);
+	CHECK_EQ_U64(l.rows[r].bit_size, 8);
+	CHECK_EQ_U64(l.rows[r].hole_after, 2);     /* prio ends at byte 6, name at 8 */
+	CHECK_EQ_U64(l.holes, 2);
+	CHECK((r = row_named(&l, "counter")) >= 0);
+	CHECK(l.rows[r].line_start);
+	CHECK_EQ_U64(l.rows[r].line, 1);
+	CHECK(!l.rows[row_named(&l, "limit")].line_start);
+	CHECK_EQ_U64(layout_row_at(&l, OFF_HITS + 4), row_named(&l, "st.hits"));
+	layout_fini(&l);
+	types_free(c.db);
+}
+
+/* Counter is in line 1 of a line-aligned object... so in the before layout
+ * the false sharing needs objects that start mid-line: at 0x28 in a line,
+ * counter (64) and limit (16) share the line at object offsets 24..88. */
+static void test_flags_and_print(void)
+{
+	CONN_OR_SKIP(c, 0);
+	struct layout l;
+	struct layout_access acc[NFS];
+	static char text[16384];
+	struct layout_out out = { print_line, text };
+	long ctr, lim;
+
+	memcpy(acc, fs_accesses, sizeof(acc));
+	for (size_t i = 0; i < NFS; i++)
+		acc[i].object += 0x28;
+	CHECK(layout_build(&l, c.db, c.id, 64, NULL) == 0);
+	CHECK(layout_account(&l, acc, NFS) == 0);
+	CHECK_EQ_U64(l.base_misalign, 0x28);
+	ctr = row_named(&l, "counter");
+	lim = row_named(&l, "limit");
+	CHECK_EQ_U64(l.rows[ctr].stores, 400);
+	CHECK_EQ_U64(l.rows[ctr].loads, 100);
+	CHECK_EQ_U64(l.rows[lim].loads, 600);
+	CHECK_EQ_U64(l.rows[lim].lcl_hitm, 110);
+	CHECK_EQ_U64(l.rows[lim].rmt_hitm, 45);
+	CHECK_EQ_U64(l.rows[lim].threads.n, 2);
+	CHECK_EQ_U64(l.rows[lim].cpus.n, 2);
+	CHECK_EQ_U64(l.rows[row_named(&l, "st")].loads, 50);    /* parents aggregate */
+	CHECK(l.rows[ctr].fs_flag);
+	CHECK(!l.rows[lim].fs_flag);
+	/* limit (16) and name (8) are in line 0 (object -0x28..0x18); counter
+	 * is in line 1 (0x18..0x58) with st.hits and slots[2] */
+	CHECK(!l.rows[lim].fs_victim);
+	CHECK(l.rows[row_named(&l, "slots")].fs_victim);
+	CHECK(l.rows[row_named(&l, "st.hits")].fs_victim);
+	CHECK(strstr(l.rows[ctr].evidence, "400 stores by 1 thr") != NULL);
+	CHECK(strstr(l.rows[ctr].evidence, "slots") != NULL);
+	text[0] = 0;
+	layout_print(&l, &out);
+	CHECK(strstr(text, "struct conn {") != NULL);
+	CHECK(strstr(text, "FALSE-SHARING") != NULL);
+	CHECK(strstr(text, "/* XXX 2 byte hole */") != NULL);
+	CHECK(strstr(text, "cache line 1 (object offset 24)") != NULL);
+	layout_fini(&l);
+	types_free(c.db);
+}
+
+static void test_verdicts(void)
+{
+	struct layout_verdict_info v;
+	/* false: 1 writes key 10, 2 and 3 read key 20 */
+	const struct layout_line_access f[] = {
+		{ 10, true, 1, 0, 100 }, { 20, false, 2, 1, 50 }, { 20, false, 3, 2, 50 },
+	};
+	/* true: 1 and 2 both write key 10 */
+	const struct layout_line_access t[] = {
+		{ 10, true, 1, 0, 100 }, { 10, true, 2, 1, 100 }, { 10, false, 2, 1, 10 },
+	};
+	/* mixed: the above plus 3 reading key 20 */
+	const struct layout_line_access m[] = {
+		{ 10, true, 1, 0, 100 }, { 10, true, 2, 1, 100 }, { 20, false, 3, 2, 100 },
+	};
+	/* none: one thread does everything; or nobody writes */
+	const struct layout_line_access n1[] = {
+		{ 10, true, 1, 0, 100 }, { 20, false, 1, 0, 100 },
+	};
+	const struct layout_line_access n2[] = {
+		{ 10, false, 1, 0, 100 }, { 10, false, 2, 1, 100 },
+	};
+	/* a stray 5% of false sharing does not turn true sharing into mixed */
+	const struct layout_line_access t2[] = {
+		{ 10, true, 1, 0, 100 }, { 10, true, 2, 1, 100 }, { 20, false, 3, 2, 5 },
+	};
+	/* no tid: agents are CPUs */
+	const struct layout_line_access c[] = {
+		{ 10, true, -1, 0, 100 }, { 20, false, -1, 1, 100 },
+	};
+
+	CHECK(layout_verdict(f, 3, &v) == 0);
+	CHECK(v.verdict == LAYOUT_FALSE);
+	CHECK_EQ_U64(v.false_samples, 100);
+	CHECK_EQ_U64(v.true_samples, 0);
+	CHECK_EQ_U64(v.writer_threads, 1);
+	CHECK_EQ_U64(v.other_threads, 2);
+	CHECK_EQ_U64(v.other_cpus, 2);
+	CHECK_EQ_U64(v.nfalse_keys, 1);
+	CHECK_EQ_U64(v.false_keys[0], 20);
+	CHECK(layout_verdict(t, 3, &v) == 0);
+	CHECK(v.verdict == LAYOUT_TRUE);
+	CHECK_EQ_U64(v.ntrue_keys, 1);
+	CHECK_EQ_U64(v.writer_threads, 2);
+	CHECK(layout_verdict(m, 3, &v) == 0);
+	CHECK(v.verdict == LAYOUT_MIXED);
+	CHECK_STR(layout_verdict_name(v.verdict), "mixed");
+	CHECK(layout_verdict(n1, 2, &v) == 0);
+	CHECK(v.verdict == LAYOUT_NONE);
+	CHECK(layout_verdict(n2, 2, &v) == 0);
+	CHECK(v.verdict == LAYOUT_NONE);
+	CHECK(layout_verdict(t2, 3, &v) == 0);
+	CHECK(v.verdict == LAYOUT_TRUE);
+	CHECK(layout_verdict(c, 2, &v) == 0);
+	CHECK(v.verdict == LAYOUT_FALSE);
+	CHECK_EQ_U64(v.writer_cpus, 1);
+	CHECK(layout_verdict(NULL, 0, &v) == 0);
+	CHECK(v.verdict == LAYOUT_NONE);
+}
+
+static long plan_member(const struct layout_plan *p, const char *name)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (!strcmp(p->m[i].name, name))
+			return (long)i;
+	return -1;
+}
+
+static void test_propose_and_whatif(void)
+{
+	CONN_OR_SKIP(c, 0);
+	struct layout l;
+	struct layout_plan p;
+	struct layout_whatif w;
+	struct layout_access acc[NFS];
+	long k;
+
+	memcpy(acc, fs_accesses, sizeof(acc));
+	for (size_t i = 0; i < NFS; i++)
+		acc[i].object += 0x28;
+	CHECK(layout_build(&l, c.db, c.id, 64, NULL) == 0);
+	CHECK(layout_account(&l, acc, NFS) == 0);
+	CHECK(layout_propose(&p, &l) == 0);
+	/* flags, kind and prio share one storage unit: one plan member */
+	CHECK(plan_member(&p, "flags") >= 0 && plan_member(&p, "kind") < 0);
+	CHECK_EQ_U64(p.n, 9);
+	k = plan_member(&p, "counter");
+	CHECK(k >= 0 && p.m[k].group == 1);
+	CHECK_EQ_U64(p.m[k].new_offset % 64, 0);
+	CHECK_EQ_U64(p.m[k].new_offset, 128);      /* after config (64..80) */
+	CHECK_EQ_U64(p.m[plan_member(&p, "limit")].new_offset, 16);
+	CHECK_EQ_U64(p.m[plan_member(&p, "config")].new_offset, 64);
+	CHECK_EQ_U64(p.align, 64);
+	CHECK_EQ_U64(p.size, 192);
+	CHECK(p.nreasoning == 3);
+	CHECK(strstr(p.reasoning[0], "1 write-hot member") != NULL);
+	CHECK(strstr(p.m[k].why, "written by 1 thread") != NULL);
+
+	CHECK(layout_whatif(&l, &p, acc, NFS, &w) == 0);
+	CHECK_EQ_U64(w.hitm_before, 200);
+	CHECK_EQ_U64(w.hitm_after, 0);
+	CHECK_EQ_U64(w.contended_lines_before, 1);
+	CHECK_EQ_U64(w.contended_lines_after, 0);
+	CHECK_EQ_U64(w.unmapped, 0);
+	layout_whatif_fini(&w);
+	layout_plan_fini(&p);
+
+	/* The current layout replayed against itself changes nothing. */
+	CHECK(layout_plan_from_layout(&p, &l) == 0);
+	CHECK(layout_whatif(&l, &p, acc, NFS, &w) == 0);
+	CHECK_EQ_U64(w.hitm_after, 15);    /* slots[2] readers still share counter's line */
+	CHECK_EQ_U64(w.contended_lines_after, 1);
+	CHECK_EQ_U64(w.nlines, 1);
+	CHECK(w.lines[0].verdict == LAYOUT_FALSE);
+	CHECK(strstr(w.lines[0].members, "counter") != NULL);
+	layout_whatif_fini(&w);
+	layout_plan_fini(&p);
+	layout_fini(&l);
+	types_free(c.db);
+}
+
+/* The before session's accesses against the after build's struct (where
+ * counter is aligned to its own line): the HITM on limit/name/slots go. */
+static void test_whatif_after_build(void)
+{
+	CONN_OR_SKIP(b, 0);
+	CONN_OR_SKIP(a, 1);
+	struct layout lb, la;
+	struct layout_plan p;
+	struct layout_whatif w;
+	/* line-aligned objects: in the before layout, counter at 64 shares
+	 * line 1 with config; put the readers on config and slots */
+	struct layout_access acc[] = {
+		{ OBJ, OFF_COUNTER, true, 1, 0, 1, 400, 0, 0 },
+		{ OBJ, 72, false, 3, 1, 2, 300, 70, 10 },   /* config[0] */
+		{ OBJ, 80, false, 4, 2, 2, 300, 40, 0 },    /* config[1] */
+		{ OBJ, OFF_LIMIT, false, 4, 2, 3, 300, 0, 0 },
+	};
+
+	CHECK(layout_build(&lb, b.db, b.id, 64, NULL) == 0);
+	CHECK(layout_account(&lb, acc, 4) == 0);
+	CHECK(layout_build(&la, a.db, a.id, 64, NULL) == 0);
+	CHECK(layout_plan_from_layout(&p, &la) == 0);
+	CHECK_EQ_U64(p.align, 64);
+	CHECK_EQ_U64(p.m[plan_member(&p, "counter")].new_offset, 64);
+	CHECK_EQ_U64(p.m[plan_member(&p, "config")].new_offset, 72);
+	CHECK(layout_whatif(&lb, &p, acc, 4, &w) == 0);
+	/* in the after build config still follows counter in its line */
+	CHECK_EQ_U64(w.hitm_before, 120);
+	CHECK_EQ_U64(w.hitm_after, 120);
+	layout_whatif_fini(&w);
+	/* ...whereas the proposal moves counter away from config too */
+	layout_plan_fini(&p);
+	CHECK(layout_propose(&p, &lb) == 0);
+	CHECK(layout_whatif(&lb, &p, acc, 4, &w) == 0);
+	CHECK_EQ_U64(w.hitm_after, 0);
+	layout_whatif_fini(&w);
+	layout_plan_fini(&p);
+	layout_fini(&lb);
+	layout_fini(&la);
+	types_free(a.db);
+	types_free(b.db);
+}
+
+TEST_MAIN(
+	TEST_CASE(test_rows_and_holes),
+	TEST_CASE(test_flags_and_print),
+	TEST_CASE(test_verdicts),
+	TEST_CASE(test_propose_and_whatif),
+	TEST_CASE(test_whatif_after_build),
+)

@@ -1,0 +1,314 @@
+/* Symbols against real perf.data files: the "No Page Map Rejects" count
+ * of `perf c2c report` must come out of symtab_sample_nomap(). The walker
+ * here is deliberately tiny and test-only (little-endian file format,
+ * no compression, the sample fields c2c files carry) so that this test
+ * does not depend on the perf.data reader it is meant to cross-check. */
+#include <stdbool.h>
+
+#include "collector/symbols.h"
+#include "tests/unit/test.h"
+
+#define ST_IP (1u << 0)
+#define ST_TID (1u << 1)
+#define ST_TIME (1u << 2)
+#define ST_ADDR (1u << 3)
+#define ST_READ (1u << 4)
+#define ST_CALLCHAIN (1u << 5)
+#define ST_ID (1u << 6)
+#define ST_CPU (1u << 7)
+#define ST_PERIOD (1u << 8)
+#define ST_STREAM_ID (1u << 9)
+#define ST_RAW (1u << 10)
+#define ST_BRANCH (1u << 11)
+#define ST_REGS_USER (1u << 12)
+#define ST_STACK_USER (1u << 13)
+#define ST_WEIGHT (1u << 14)
+#define ST_DATA_SRC (1u << 15)
+#define ST_IDENTIFIER (1u << 16)
+#define ST_WEIGHT_STRUCT (1u << 24)
+
+struct rec {
+	const uint8_t *p;        /* record header */
+	uint64_t time;
+	size_t idx;
+};
+
+struct walk {
+	uint8_t *buf;
+	size_t len;
+	uint64_t sample_type;
+	bool sample_id_all;
+	struct rec *recs;
+	size_t nrecs;
+};
+
+static uint64_t rd64(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static uint32_t rd32(const uint8_t *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static uint16_t rd16(const uint8_t *p)
+{
+	uint16_t v;
+	memcpy(&v, p, 2);
+	return v;
+}
+
+static int rec_cmp(const void *a, const void *b)
+{
+	const struct rec *x = a, *y = b;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* Time of a non-sample record from its sample_id trailer (0 if none). */
+static uint64_t trailer_time(const struct walk *w, const uint8_t *p, uint16_t size)
+{
+	uint64_t st = w->sample_type;
+	if (!w->sample_id_all || !(st & ST_TIME))
+		return 0;
+	size_t n = 0;
+	uint64_t bits[] = { ST_TID, ST_TIME, ST_ID, ST_STREAM_ID, ST_CPU, ST_IDENTIFIER };
+	for (size_t i = 0; i < 6; i++)
+		n += (st & bits[i]) ? 8 : 0;
+	if (n > size - 8u)
+		return 0;
+	const uint8_t *t = p + size - n;
+	return rd64(t + ((st & ST_TID) ? 8 : 0));
+}
+
+/* Sample fields c2c needs; false when the layout is beyond this walker. */
+static bool parse_sample(const struct walk *w, const uint8_t *p, struct c2c_sample *s)
+{
+	uint64_t st = w->sample_type;
+	uint16_t size = rd16(p + 6);
+	const uint8_t *q = p + 8, *end = p + size;
+	memset(s, 0, sizeof(*s));
+	s->cpumode = rd16(p + 4) & 7;
+	if (st & (ST_READ | ST_BRANCH | ST_REGS_USER | ST_STACK_USER))
+		return false;
+	if (st & ST_IDENTIFIER) q += 8;
+	if (st & ST_IP) { s->ip = rd64(q); q += 8; }
+	if (st & ST_TID) { s->pid = (int32_t)rd32(q); s->tid = (int32_t)rd32(q + 4); q += 8; }
+	if (st & ST_TIME) { s->time = rd64(q); q += 8; }
+	if (st & ST_ADDR) { s->addr = rd64(q); q += 8; }
+	if (st & ST_ID) q += 8;
+	if (st & ST_STREAM_ID) q += 8;
+	if (st & ST_CPU) { s->cpu = rd32(q); q += 8; }
+	if (st & ST_PERIOD) q += 8;
+	if (st & ST_CALLCHAIN) { uint64_t nr = rd64(q); q += 8 + 8 * nr; }
+	if (st & ST_RAW) { uint32_t rs = rd32(q); q += 4 + rs; }
+	if (st & (ST_WEIGHT | ST_WEIGHT_STRUCT)) q += 8;
+	if (st & ST_DATA_SRC) { s->data_src = rd64(q); q += 8; }
+	return q <= end;
+}
+
+/* Loads the file and its records sorted by time (perf's ordered events
+ * flush in time order; ties keep file order). */
+static const char *walk_open(struct walk *w, const char *path)
+{
+	memset(w, 0, sizeof(*w));
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return "cannot open";
+	fseek(f, 0, SEEK_END);
+	long len = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	w->buf = malloc((size_t)len);
+	if (!w->buf || fread(w->buf, 1, (size_t)len, f) != (size_t)len) {
+		fclose(f);
+		return "cannot read";
+	}
+	fclose(f);
+	w->len = (size_t)len;
+	if (w->len < 104 || memcmp(w->buf, "PERFILE2", 8) != 0)
+		return "not a little-endian PERFILE2 file";
+	uint64_t attr_size = rd64(w->buf + 16);
+	uint64_t attrs_off = rd64(w->buf + 24), attrs_sz = rd64(w->buf + 32);
+	uint64_t data_off = rd64(w->buf + 40), data_sz = rd64(w->buf + 48);
+	if (attr_size < 48 || attrs_off + attrs_sz > w->len || data_off + data_sz > w->len)
+		return "bad header";
+	for (uint64_t a = 0; a + attr_size <= attrs_sz; a += attr_size) {
+		const uint8_t *attr = w->buf + attrs_off + a;
+		uint64_t st = rd64(attr + 24);
+		if (a && st != w->sample_type)
+			return "attrs with different sample_type";
+		w->sample_type = st;
+		w->sample_id_all = (rd64(attr + 40) >> 18) & 1;
+	}
+	size_t cap = 0;
+	for (uint64_t o = data_off; o + 8 <= data_off + data_sz;) {
+		const uint8_t *p = w->buf + o;
+		uint16_t size = rd16(p + 6);
+		if (size < 8)
+			return "bad record size";
+		uint32_t type = rd32(p);
+		if (type == 81)
+			return "compressed records";
+		if (w->nrecs == cap) {
+			cap = cap ? cap * 2 : 1024;
+			w->recs = realloc(w->recs, cap * sizeof(*w->recs));
+		}
+		uint64_t t = 0;
+		if (type == 9) {
+			struct c2c_sample s;
+			if (!parse_sample(w, p, &s))
+				return "sample layout not handled by the test walker";
+			t = s.time;
+		} else {
+			t = trailer_time(w, p, size);
+		}
+		w->recs[w->nrecs] = (struct rec){ p, t, w->nrecs };
+		w->nrecs++;
+		o += size;
+	}
+	qsort(w->recs, w->nrecs, sizeof(*w->recs), rec_cmp);
+	return NULL;
+}
+
+static void walk_close(struct walk *w)
+{
+	free(w->buf);
+	free(w->recs);
+}
+
+/* Feeds side-band records and counts c2c's nomap rejects: only samples
+ * that are a load or a store with a data address get that far in
+ * c2c_decode_stats (util/mem-events.c). */
+static int walk_nomap(struct walk *w, struct symtab *st, unsigned *nomap, unsigned *nsamples)
+{
+	*nomap = *nsamples = 0;
+	for (size_t i = 0; i < w->nrecs; i++) {
+		const uint8_t *p = w->recs[i].p;
+		uint32_t type = rd32(p);
+		uint16_t misc = rd16(p + 4);
+		int rc = 0;
+		if (type == 1 || type == 10) {       /* MMAP, MMAP2 */
+			struct c2c_mmap m = { 0 };
+			m.pid = (int32_t)rd32(p + 8);
+			m.tid = (int32_t)rd32(p + 12);
+			m.start = rd64(p + 16);
+			m.len = rd64(p + 24);
+			m.pgoff = rd64(p + 32);
+			m.cpumode = misc & 7;
+			const uint8_t *q = p + 40;
+			if (type == 10) {
+				if (misc & (1u << 14)) {
+					m.build_id_size = q[0] > 20 ? 20 : q[0];
+					memcpy(m.build_id, q + 4, m.build_id_size);
+				} else {
+					m.maj = rd32(q);
+					m.min = rd32(q + 4);
+					m.ino = rd64(q + 8);
+					m.ino_generation = rd64(q + 16);
+				}
+				m.prot = rd32(q + 24);
+				m.flags = rd32(q + 28);
+				q += 32;
+			}
+			m.filename = (const char *)q;
+			rc = symtab_mmap(st, &m);
+		} else if (type == 3) {              /* COMM */
+			struct c2c_comm c = {
+				.pid = (int32_t)rd32(p + 8), .tid = (int32_t)rd32(p + 12),
+				.exec = !!(misc & (1u << 13)), .comm = (const char *)p + 16,
+			};
+			rc = symtab_comm(st, &c);
+		} else if (type == 7 || type == 4) { /* FORK, EXIT */
+			struct c2c_task t = {
+				.pid = (int32_t)rd32(p + 8), .ppid = (int32_t)rd32(p + 12),
+				.tid = (int32_t)rd32(p + 16), .ptid = (int32_t)rd32(p + 20),
+				.time = rd64(p + 24),
+			};
+			rc = type == 7 ? symtab_fork_misc(st, &t, misc) : symtab_exit(st, &t);
+		} else if (type == 9) {
+			struct c2c_sample s;
+			parse_sample(w, p, &s);
+			(*nsamples)++;
+			unsigned op = s.data_src & 0x1f;
+			if (!(op & 0x2) && !(op & 0x4))
+				continue;
+			if (!s.addr)
+				continue;
+			if (symtab_sample_nomap(st, &s))
+				(*nomap)++;
+		}
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* What perf 6.1 prints for the file, or -1 when perf is not usable. */
+static long perf_nomap(const char *path)
+{
+	char cmd[4200];
+	snprintf(cmd, sizeof(cmd),
+		 "perf c2c report --stdio -i '%s' 2>/dev/null | sed -n 's/.*No Page Map Rejects *: *//p'",
+		 path);
+	FILE *pf = popen(cmd, "r");
+	if (!pf)
+		return -1;
+	char line[64];
+	long v = -1;
+	if (fgets(line, sizeof(line), pf))
+		v = strtol(line, NULL, 10);
+	pclose(pf);
+	return v;
+}
+
+static void check_fixture(const char *name, long expected_without_perf)
+{
+	char rel[256];
+	snprintf(rel, sizeof(rel), "real/%s", name);
+	const char *path = test_fixture(rel);
+	if (!path) {
+		test_skip("fixture absent");
+		return;
+	}
+	char pathcopy[4096];
+	snprintf(pathcopy, sizeof(pathcopy), "%s", path);
+	struct walk w;
+	const char *why = walk_open(&w, pathcopy);
+	if (why) {
+		walk_close(&w);
+		test_skip(why);
+		return;
+	}
+	struct symtab *st = symtab_new(NULL, NULL);
+	unsigned nomap, ns;
+	int rc = walk_nomap(&w, st, &nomap, &ns);
+	symtab_free(st);
+	walk_close(&w);
+	CHECK(rc == 0);
+	CHECK(ns > 0);
+	long want = perf_nomap(pathcopy);
+	if (want < 0)
+		want = expected_without_perf;  /* what perf 6.1 printed for the file */
+	printf("# %s: %u samples, nomap %u, perf says %ld\n", name, ns, nomap, want);
+	CHECK_EQ_U64(nomap, want);
+}
+
+static void nomap_amd_zen2_ibs(void) { check_fixture("amd-zen2-ibs-c2c.data", 13); }
+static void nomap_intel_cml_stores(void) { check_fixture("intel-cml-c2c-stores.data", 0); }
+static void nomap_intel_ivb_old_abi(void) { check_fixture("intel-ivb-perf-mem-old-abi.data", 0); }
+static void nomap_intel_ivb_percpu(void) { check_fixture("intel-ivb-perf-mem-percpu.data", 12); }
+static void nomap_intel_skx_weight_struct(void) { check_fixture("intel-skx-weight-struct.data", 9); }
+
+TEST_MAIN(
+	TEST_CASE(nomap_amd_zen2_ibs),
+	TEST_CASE(nomap_intel_cml_stores),
+	TEST_CASE(nomap_intel_ivb_old_abi),
+	TEST_CASE(nomap_intel_ivb_percpu),
+	TEST_CASE(nomap_intel_skx_weight_struct),
+)

@@ -1,0 +1,244 @@
+/* The report's model: runs the store queries `c2ctui report` needs (summary,
+ * events, the lines table, each line's Pareto rows) and derives every
+ * printed number through collector/c2c.h, once, for the three printers. */
+#include "tui/report.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void filter_from_opts(struct store_filter *f, const struct report_opts *o)
+{
+	store_filter_init(f);
+	f->time_from = o->time_from;
+	f->time_to = o->time_to;
+	f->double_cl = o->double_cl;
+	f->phys_lines = o->phys_lines;
+}
+
+int report_model_build(struct report_model *m, struct store *st, const char *input,
+		       const struct report_opts *o, struct c2c_error *err)
+{
+	struct store_filter f;
+	struct store_lines_query q;
+	struct store_line_row *rows = NULL;
+	size_t nrows = 0;
+	int rc;
+
+	memset(m, 0, sizeof(*m));
+	m->input = input;
+	m->opts = *o;
+	filter_from_opts(&f, o);
+
+	if (store_get_meta(st, STORE_META_ARCH, m->arch, sizeof(m->arch)) < 0)
+		m->arch[0] = '\0';
+	m->display = o->display_set ? o->display : c2c_display_default(m->arch);
+	snprintf(m->cl_sort, sizeof(m->cl_sort), "offset,%s", o->coalesce_str[0] ? o->coalesce_str : "iaddr");
+
+	rc = store_query_summary(st, &f, &m->sum, err);
+	if (rc < 0)
+		return rc;
+	rc = store_query_events(st, &m->events, &m->nevents, err);
+	if (rc < 0)
+		return rc;
+	if (o->stats_only)
+		return 0;
+
+	store_lines_query_init(&q);
+	q.mode = (enum store_mode)m->display;
+	q.sort = STORE_SORT_HITM;
+	q.show_all = o->show_all;
+	q.filter = f;
+	q.limit = o->max_lines;
+	rc = store_query_lines(st, &q, &rows, &nrows, &m->lines_total, err);
+	if (rc < 0)
+		return rc;
+	m->lines = calloc(nrows ? nrows : 1, sizeof(*m->lines));
+	if (!m->lines) {
+		free(rows);
+		return c2c_error_set(err, -ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < nrows; i++) {
+		struct report_line *l = &m->lines[i];
+
+		l->row = rows[i];
+		m->nlines++;
+		/* perf hides Pareto rows without stores or a record of the
+		 * display kind even with --show-all */
+		rc = store_query_line_pareto(st, l->row.addr, &f, q.mode, o->coalesce, false,
+					     &l->pareto, &l->npareto, err);
+		if (rc < 0) {
+			free(rows);
+			return rc;
+		}
+	}
+	free(rows);
+	return 0;
+}
+
+void report_model_fini(struct report_model *m)
+{
+	for (size_t i = 0; i < m->nlines; i++)
+		free(m->lines[i].pareto);
+	free(m->lines);
+	free(m->events);
+	memset(m, 0, sizeof(*m));
+}
+
+const char *report_sort_title(const struct report_model *m)
+{
+	return c2c_display_title(m->display);
+}
+
+/* ---- summaries ---- */
+
+#define CNT(l, k, v) do { if (n < max) v_[n] = (struct report_value){ l, k, RV_COUNT, (v), 0 }; n++; } while (0)
+#define PCT(l, k, num, den) do { if (n < max) v_[n] = (struct report_value){ l, k, RV_PERCENT, 0, \
+	((double)(num) / (double)(den)) * 100. }; n++; } while (0)
+
+size_t report_trace_values(const struct report_model *m, struct report_value *v_, size_t max)
+{
+	const struct c2c_stats *s = &m->sum.total;
+	/* perf divides by an int: 0/0 gives perf's "-nan%" rows */
+	int llc = (int)c2c_llc_misses(s);
+	size_t n = 0;
+
+	CNT("Total records", "nr_entries", s->nr_entries);
+	CNT("Locked Load/Store Operations", "locks", s->locks);
+	CNT("Load Operations", "load", s->load);
+	CNT("Loads - uncacheable", "ld_uncache", s->ld_uncache);
+	CNT("Loads - IO", "ld_io", s->ld_io);
+	CNT("Loads - Miss", "ld_miss", s->ld_miss);
+	CNT("Loads - no mapping", "ld_noadrs", s->ld_noadrs);
+	CNT("Load Fill Buffer Hit", "ld_fbhit", s->ld_fbhit);
+	CNT("Load L1D hit", "ld_l1hit", s->ld_l1hit);
+	CNT("Load L2D hit", "ld_l2hit", s->ld_l2hit);
+	CNT("Load LLC hit", "ld_llc_hit", c2c_llc_hit(s));
+	CNT("Load Local HITM", "lcl_hitm", s->lcl_hitm);
+	CNT("Load Remote HITM", "rmt_hitm", s->rmt_hitm);
+	CNT("Load Remote HIT", "rmt_hit", s->rmt_hit);
+	CNT("Load Local DRAM", "lcl_dram", s->lcl_dram);
+	CNT("Load Remote DRAM", "rmt_dram", s->rmt_dram);
+	CNT("Load MESI State Exclusive", "ld_excl", s->ld_excl);
+	CNT("Load MESI State Shared", "ld_shared", s->ld_shared);
+	CNT("Load LLC Misses", "llc_misses", (uint64_t)llc);
+	CNT("Load access blocked by data", "blk_data", s->blk_data);
+	CNT("Load access blocked by address", "blk_addr", s->blk_addr);
+	CNT("Load HIT Local Peer", "lcl_peer", s->lcl_peer);
+	CNT("Load HIT Remote Peer", "rmt_peer", s->rmt_peer);
+	PCT("LLC Misses to Local DRAM", "llc_misses_lcl_dram_pct", s->lcl_dram, llc);
+	PCT("LLC Misses to Remote DRAM", "llc_misses_rmt_dram_pct", s->rmt_dram, llc);
+	PCT("LLC Misses to Remote cache (HIT)", "llc_misses_rmt_hit_pct", s->rmt_hit, llc);
+	PCT("LLC Misses to Remote cache (HITM)", "llc_misses_rmt_hitm_pct", s->rmt_hitm, llc);
+	CNT("Store Operations", "store", s->store);
+	CNT("Store - uncacheable", "st_uncache", s->st_uncache);
+	CNT("Store - no mapping", "st_noadrs", s->st_noadrs);
+	CNT("Store L1D Hit", "st_l1hit", s->st_l1hit);
+	CNT("Store L1D Miss", "st_l1miss", s->st_l1miss);
+	CNT("Store No available memory level", "st_na", s->st_na);
+	CNT("No Page Map Rejects", "nomap", s->nomap);
+	CNT("Unable to parse data source", "noparse", s->noparse);
+	return n;
+}
+
+size_t report_shared_values(const struct report_model *m, struct report_value *v_, size_t max)
+{
+	const struct c2c_stats *s = &m->sum.shared;
+	size_t n = 0;
+
+	CNT("Total Shared Cache Lines", "shared_lines", m->sum.nr_shared_lines);
+	CNT("Load HITs on shared lines", "load", s->load);
+	CNT("Fill Buffer Hits on shared lines", "ld_fbhit", s->ld_fbhit);
+	CNT("L1D hits on shared lines", "ld_l1hit", s->ld_l1hit);
+	CNT("L2D hits on shared lines", "ld_l2hit", s->ld_l2hit);
+	CNT("LLC hits on shared lines", "ld_llc_hit", c2c_llc_hit(s));
+	CNT("Load hits on peer cache or nodes", "peer", s->lcl_peer + s->rmt_peer);
+	CNT("Locked Access on shared lines", "locks", s->locks);
+	CNT("Blocked Access on shared lines", "blocked", s->blk_data + s->blk_addr);
+	CNT("Store HITs on shared lines", "store", s->store);
+	CNT("Store L1D hits on shared lines", "st_l1hit", s->st_l1hit);
+	CNT("Store No available memory level", "st_na", s->st_na);
+	CNT("Total Merged records", "merged", s->lcl_hitm + s->rmt_hitm + s->store);
+	return n;
+}
+
+#undef CNT
+#undef PCT
+
+/* ---- lines and Pareto rows ---- */
+
+void report_line_cols(const struct report_model *m, const struct report_line *l, struct report_line_cols *c)
+{
+	const struct c2c_stats *s = &l->row.stats;
+	bool peer = m->display == C2C_DISPLAY_PEER;
+
+	memset(c, 0, sizeof(*c));
+	c->costly_pct = c2c_percent_costly(s, &m->sum.total, m->display);
+	c->tot = peer ? s->tot_peer : s->lcl_hitm + s->rmt_hitm;
+	c->lcl = peer ? s->lcl_peer : s->lcl_hitm;
+	c->rmt = peer ? s->rmt_peer : s->rmt_hitm;
+	c->records = c2c_total_records(s);
+	c->loads = c2c_total_loads(s);
+	c->stores = s->store;
+	c->st_l1hit = s->st_l1hit;
+	c->st_l1miss = s->st_l1miss;
+	c->st_na = s->st_na;
+	c->ld_fbhit = s->ld_fbhit;
+	c->ld_l1hit = s->ld_l1hit;
+	c->ld_l2hit = s->ld_l2hit;
+	c->ld_lclhit = s->ld_llchit;
+	c->ld_lclhitm = s->lcl_hitm;
+	c->ld_rmthit = s->rmt_hit;
+	c->ld_rmthitm = s->rmt_hitm;
+	c->dram_lcl = s->lcl_dram;
+	c->dram_rmt = s->rmt_dram;
+	if (l->row.home_node >= 0)
+		snprintf(c->node, sizeof(c->node), "%d", l->row.home_node);
+	else
+		snprintf(c->node, sizeof(c->node), "N/A");
+	c->pa_cnt = 0; /* see docs/store-requests.md R1 */
+}
+
+static const char *base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	return s && s[1] ? s + 1 : p;
+}
+
+void report_pareto_cols(const struct report_model *m, const struct report_line *l,
+			const struct store_pareto_row *r, struct report_pareto_cols *c)
+{
+	const struct c2c_stats *s = &r->stats, *ls = &l->row.stats;
+	bool peer = m->display == C2C_DISPLAY_PEER;
+
+	memset(c, 0, sizeof(*c));
+	c->rmt_pct = peer ? c2c_percent(s->rmt_peer, ls->rmt_peer) : c2c_percent(s->rmt_hitm, ls->rmt_hitm);
+	c->lcl_pct = peer ? c2c_percent(s->lcl_peer, ls->lcl_peer) : c2c_percent(s->lcl_hitm, ls->lcl_hitm);
+	c->st_l1hit_pct = c2c_percent(s->st_l1hit, ls->st_l1hit);
+	c->st_l1miss_pct = c2c_percent(s->st_l1miss, ls->st_l1miss);
+	c->st_na_pct = c2c_percent(s->st_na, ls->st_na);
+	c->offset = r->offset;
+	snprintf(c->node, sizeof(c->node), "N/A"); /* docs/store-requests.md R1 */
+	c->pa_cnt = 0;
+	c->cyc_rmt = store_lat_avg(&r->lat, peer ? STORE_LAT_RMT_PEER : STORE_LAT_RMT_HITM);
+	c->cyc_lcl = store_lat_avg(&r->lat, peer ? STORE_LAT_LCL_PEER : STORE_LAT_LCL_HITM);
+	c->cyc_load = store_lat_avg(&r->lat, STORE_LAT_LOAD);
+	c->records = c2c_total_records(s);
+	c->cpu_cnt = r->nr_cpus;
+	if (r->function[0])
+		snprintf(c->symbol, sizeof(c->symbol), "%s %s",
+			 r->iaddr >= 0xffff800000000000ull ? "[k]" : "[.]", r->function);
+	else
+		snprintf(c->symbol, sizeof(c->symbol), "%s 0x%016" PRIx64,
+			 r->iaddr >= 0xffff800000000000ull ? "[k]" : "[.]", r->iaddr);
+	snprintf(c->object, sizeof(c->object), "%s",
+		 r->dso[0] ? (m->opts.full_symbols ? r->dso : base_name(r->dso)) : "[unknown]");
+	if (r->file[0] && r->line)
+		snprintf(c->source, sizeof(c->source), "%s:%u", base_name(r->file), r->line);
+	/* perf lists the nodes of the row's CPUs separated by spaces: "0 1" */
+	for (int n = 0, k = 0; n < 64 && (size_t)k + 4 < sizeof(c->nodes); n++)
+		if (r->node_mask & (1ull << n))
+			k += snprintf(c->nodes + k, sizeof(c->nodes) - (size_t)k, "%s%d", k ? " " : "", n);
+}

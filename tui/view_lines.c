@@ -1,0 +1,275 @@
+/* Hot lines: perf's Shared Data Cache Line Table as a sortable table. Only
+ * the visible rows are fetched (store_query_lines with a row range), so the
+ * first screen and every scroll cost one small query at any session size. */
+#include "tui/view.h"
+#include "tui/term.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum lines_col {
+	LC_RANK, LC_ADDR, LC_SHARE, LC_BAR, LC_HITM, LC_LCL, LC_RMT, LC_OBJECT, LC_PEER, LC_LOADS,
+	LC_STORES, LC_LAT, LC_NODE, LC_CPUS, LC_THREADS, LC_SITES, LC_LOCK, LC__COUNT
+};
+
+/* Listed by importance: narrow terminals drop columns from the right. */
+static const struct table_col lines_cols[LC__COUNT] = {
+	[LC_RANK]    = { "#", 4, 0, TAL_RIGHT, -1, 0 },
+	[LC_ADDR]    = { "Address", 18, 0, TAL_LEFT, STORE_SORT_ADDR, 0 },
+	[LC_SHARE]   = { "Share", 6, 0, TAL_RIGHT, STORE_SORT_HITM, 0 },
+	[LC_BAR]     = { "", 8, 0, TAL_LEFT, -1, 1 },
+	[LC_HITM]    = { "Hitm", 6, 0, TAL_RIGHT, STORE_SORT_TOT_HITM, 0 },
+	[LC_LCL]     = { "Lcl", 6, 0, TAL_RIGHT, STORE_SORT_LCL_HITM, 0 },
+	[LC_RMT]     = { "Rmt", 6, 0, TAL_RIGHT, STORE_SORT_RMT_HITM, 0 },
+	[LC_OBJECT]  = { "Data object", 0, 14, TAL_LEFT, STORE_SORT_SYMBOL, 0 },
+	[LC_PEER]    = { "Peer", 6, 0, TAL_RIGHT, STORE_SORT_PEER, 0 },
+	[LC_LOADS]   = { "Loads", 7, 0, TAL_RIGHT, STORE_SORT_LOADS, 0 },
+	[LC_STORES]  = { "Stores", 7, 0, TAL_RIGHT, STORE_SORT_STORES, 0 },
+	[LC_LAT]     = { "LdLat", 6, 0, TAL_RIGHT, STORE_SORT_LAT, 0 },
+	[LC_NODE]    = { "Node", 4, 0, TAL_RIGHT, -1, 0 },
+	[LC_CPUS]    = { "CPUs", 4, 0, TAL_RIGHT, STORE_SORT_CPUS, 0 },
+	[LC_THREADS] = { "Thr", 4, 0, TAL_RIGHT, STORE_SORT_THREADS, 0 },
+	[LC_SITES]   = { "Sites", 5, 0, TAL_RIGHT, STORE_SORT_SITES, 0 },
+	[LC_LOCK]    = { "LockWait", 9, 0, TAL_RIGHT, STORE_SORT_LOCK_WAIT, 0 },
+};
+
+struct lines_priv {
+	struct store_line_row *rows;   /* the visible rows only */
+	size_t nrows;
+	uint64_t first;                /* table row of rows[0] */
+	uint64_t total;
+};
+
+static uint64_t mode_total(const struct explorer *ex)
+{
+	return view_hitm(&ex->summary.shared, ex->mode) ? view_hitm(&ex->summary.shared, ex->mode)
+							: view_hitm(&ex->summary.total, ex->mode);
+}
+
+static void lines_query(struct view *v, struct store_lines_query *q, uint64_t offset, uint64_t limit)
+{
+	struct explorer *ex = v->ex;
+	const struct table *t = &v->table;
+
+	store_lines_query_init(q);
+	q->mode = ex->mode;
+	q->filter = ex->filter;
+	q->sort = t->sort_col >= 0 ? (enum store_line_sort)t->cols[t->sort_col].sort_key : STORE_SORT_HITM;
+	q->ascending = !t->sort_desc;
+	q->offset = offset;
+	q->limit = limit;
+}
+
+static int lines_fetch(struct view *v, struct c2c_error *err)
+{
+	struct lines_priv *p = v->priv;
+	struct store_lines_query q;
+	struct store_line_row *rows = NULL;
+	size_t n = 0;
+	uint64_t total = 0;
+	int r;
+
+	lines_query(v, &q, (uint64_t)v->table.top, v->table.height > 0 ? (uint64_t)v->table.height : 1);
+	r = store_query_lines(v->ex->st, &q, &rows, &n, &total, err);
+	if (r < 0)
+		return r;
+	free(p->rows);
+	p->rows = rows;
+	p->nrows = n;
+	p->first = (uint64_t)v->table.top;
+	p->total = total;
+	if ((long)total != v->table.nrows) {
+		/* The table shrank or grew (filter, live data): fetch again for
+		 * the clamped page. */
+		table_set_rows(&v->table, (long)total);
+		if ((uint64_t)v->table.top != p->first)
+			return lines_fetch(v, err);
+	}
+	return 0;
+}
+
+static int lines_open(struct view *v, struct c2c_error *err)
+{
+	if (!v->table.cols) {
+		table_init(&v->table, lines_cols, LC__COUNT);
+		v->table.sort_col = LC_SHARE;
+		v->table.sort_desc = 1;
+	}
+	view_table_layout(v);
+	return lines_fetch(v, err);
+}
+
+static void lines_close(struct view *v)
+{
+	struct lines_priv *p = v->priv;
+
+	free(p->rows);
+	p->rows = NULL;
+}
+
+static const struct store_line_row *lines_row(struct view *v, long row)
+{
+	struct lines_priv *p = v->priv;
+
+	if (row < (long)p->first || row >= (long)(p->first + p->nrows))
+		return NULL;
+	return &p->rows[row - (long)p->first];
+}
+
+static void lines_draw_row(struct view *v, long row, int selected)
+{
+	struct explorer *ex = v->ex;
+	const struct store_line_row *r = lines_row(v, row);
+	struct table_cell cells[LC__COUNT];
+	char b[LC__COUNT][300];
+	uint64_t tot = mode_total(ex), hitm;
+	double share;
+	int y = v->y + 1 + (int)(row - v->table.top);
+
+	memset(cells, 0, sizeof(cells));
+	if (!r) {
+		term_blank(y, 0, v->w, TH_NORMAL);
+		return;
+	}
+	hitm = view_hitm(&r->stats, ex->mode);
+	share = tot ? (double)hitm / (double)tot : 0.0;
+	snprintf(b[LC_RANK], sizeof(b[0]), "%" PRIu64, r->rank);
+	snprintf(b[LC_ADDR], sizeof(b[0]), "0x%" PRIx64, r->addr);
+	text_pct(b[LC_SHARE], sizeof(b[0]), (double)hitm, (double)tot);
+	text_count(b[LC_HITM], sizeof(b[0]), hitm, 6);
+	text_count(b[LC_LCL], sizeof(b[0]), r->stats.lcl_hitm, 6);
+	text_count(b[LC_RMT], sizeof(b[0]), r->stats.rmt_hitm, 6);
+	text_count(b[LC_PEER], sizeof(b[0]), r->stats.tot_peer, 6);
+	text_count(b[LC_LOADS], sizeof(b[0]), r->stats.load, 7);
+	text_count(b[LC_STORES], sizeof(b[0]), r->stats.store, 7);
+	snprintf(b[LC_LAT], sizeof(b[0]), "%.0f", store_lat_avg(&r->lat, STORE_LAT_LOAD));
+	if (r->home_node >= 0)
+		snprintf(b[LC_NODE], sizeof(b[0]), "%d", r->home_node);
+	else
+		snprintf(b[LC_NODE], sizeof(b[0]), "-");
+	snprintf(b[LC_CPUS], sizeof(b[0]), "%u", r->nr_cpus);
+	snprintf(b[LC_THREADS], sizeof(b[0]), "%u", r->nr_threads);
+	snprintf(b[LC_SITES], sizeof(b[0]), "%u", r->nr_sites);
+	if (r->lock_waits)
+		snprintf(b[LC_LOCK], sizeof(b[0]), "%.3fms", (double)r->lock_wait_ns / 1e6);
+	else
+		snprintf(b[LC_LOCK], sizeof(b[0]), "-");
+	if (r->symbol[0])
+		snprintf(b[LC_OBJECT], sizeof(b[0]), "%s+0x%" PRIx64 "%s%s", r->symbol, r->symbol_offset,
+			 r->dso[0] ? " " : "", r->dso);
+	else if (r->dso[0])
+		snprintf(b[LC_OBJECT], sizeof(b[0]), "[%s]", r->dso);
+	else
+		snprintf(b[LC_OBJECT], sizeof(b[0]), "-");
+	b[LC_BAR][0] = 0;
+	for (int i = 0; i < LC__COUNT; i++)
+		cells[i].text = b[i];
+	cells[LC_BAR].bar = share;
+	cells[LC_BAR].heat = share;
+	cells[LC_SHARE].elem = theme_heat(share);
+	table_draw_row(&v->table, y, cells, selected);
+}
+
+static void lines_draw(struct view *v)
+{
+	view_table_draw(v);
+}
+
+static void lines_title(struct view *v, char *buf, size_t size)
+{
+	struct lines_priv *p = v->priv;
+	const struct table *t = &v->table;
+
+	snprintf(buf, size, "Hot cache lines: %" PRIu64 " shown, %s HITM  (sort: %s %s)", p->total,
+		 view_mode_name(v->ex->mode), t->sort_col >= 0 ? t->cols[t->sort_col].title : "-",
+		 t->sort_desc ? "desc" : "asc");
+}
+
+static enum view_result lines_action(struct view *v, enum action a)
+{
+	const struct store_line_row *r = lines_row(v, v->table.cursor);
+	struct view_query q;
+
+	if (a != ACT_ENTER)
+		return VIEW_UNHANDLED;
+	if (!r)
+		return VIEW_HANDLED;
+	memset(&q, 0, sizeof(q));
+	q.ops = &view_line_ops;
+	q.line = r->addr;
+	q.cpu = -1;
+	view_push(v->ex, &q);
+	return VIEW_HANDLED;
+}
+
+static int row_matches(const struct view *v, const char *text, const struct store_line_row *r)
+{
+	return view_match(text, r->symbol, r->addr, v->ex->cacheline) || view_match(text, r->dso, 0, 0);
+}
+
+/* Scans the sorted table in chunks from the row after the cursor (before
+ * it for dir -1), wrapping once: the order searched is the order seen. */
+static int lines_search(struct view *v, const char *text, int dir, struct c2c_error *err)
+{
+	const long chunk = 512;
+	struct store_lines_query q;
+	long n = v->table.nrows, start = v->table.cursor, scanned = 0;
+
+	while (scanned < n) {
+		struct store_line_row *rows = NULL;
+		size_t got = 0;
+		uint64_t total = 0;
+		long lo, len;
+		int r;
+
+		if (dir > 0) {
+			lo = (start + 1 + scanned) % n;
+			len = chunk;
+			if (len > n - lo)
+				len = n - lo;
+		} else {
+			long hi = (((start - 1 - scanned) % n) + n) % n;
+			lo = hi - chunk + 1 < 0 ? 0 : hi - chunk + 1;
+			len = hi - lo + 1;
+		}
+		if (len > n - scanned) {
+			if (dir < 0)
+				lo += len - (n - scanned);
+			len = n - scanned;
+		}
+		lines_query(v, &q, (uint64_t)lo, (uint64_t)len);
+		r = store_query_lines(v->ex->st, &q, &rows, &got, &total, err);
+		if (r < 0)
+			return r;
+		for (size_t k = 0; k < got; k++) {
+			size_t i = dir > 0 ? k : got - 1 - k;
+			if (row_matches(v, text, &rows[i])) {
+				free(rows);
+				table_goto(&v->table, lo + (long)i);
+				if (table_page_changed(&v->table) && lines_fetch(v, err) < 0)
+					return -1;
+				return 1;
+			}
+		}
+		free(rows);
+		if (got == 0)
+			break;
+		scanned += (long)got;
+	}
+	return 0;
+}
+
+const struct view_ops view_lines_ops = {
+	.name = "lines",
+	.priv_size = sizeof(struct lines_priv),
+	.open = lines_open,
+	.close = lines_close,
+	.draw = lines_draw,
+	.draw_row = lines_draw_row,
+	.fetch = lines_fetch,
+	.action = lines_action,
+	.search = lines_search,
+	.title = lines_title,
+};
