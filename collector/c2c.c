@@ -5,10 +5,12 @@
  * them, so one number has one definition. */
 #include "collector/c2c.h"
 
+#include <errno.h>
 #include <linux/perf_event.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* data_src fields (union perf_mem_data_src, little-endian bit layout) */
@@ -399,6 +401,29 @@ int c2c_mem_node(const struct c2c_mem_range *ranges, size_t n, uint64_t phys_add
 		if (phys_addr >= ranges[i].start && phys_addr < ranges[i].end)
 			return ranges[i].node;
 	return -1;
+}
+
+int c2c_mem_ranges_from_blocks(struct c2c_mem_range **r, size_t *n, int node, const uint64_t *blocks,
+			       uint64_t nbits, uint64_t bsize)
+{
+	if (!blocks || !bsize)
+		return 0;
+	for (uint64_t b = 0; b < nbits; b++) {
+		uint64_t e = b;
+		struct c2c_mem_range *nr;
+
+		if (!((blocks[b / 64] >> (b % 64)) & 1))
+			continue;
+		while (e + 1 < nbits && ((blocks[(e + 1) / 64] >> ((e + 1) % 64)) & 1))
+			e++;
+		nr = realloc(*r, (*n + 1) * sizeof(**r));
+		if (!nr)
+			return -ENOMEM;
+		*r = nr;
+		nr[(*n)++] = (struct c2c_mem_range){ b * bsize, (e + 1) * bsize, node };
+		b = e;
+	}
+	return 0;
 }
 
 static bool bit_set(const uint64_t *bits, unsigned i)

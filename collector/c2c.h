@@ -203,6 +203,11 @@ struct c2c_mem_range {
 	int node;
 };
 int c2c_mem_node(const struct c2c_mem_range *ranges, size_t n, uint64_t phys_addr);
+/* Appends node's ranges from a MEM_TOPOLOGY block bitmap (nbits bits; block
+ * b = [b*bsize, (b+1)*bsize)), merging adjacent blocks. *r is realloc'd
+ * (the caller frees it). 0, or -ENOMEM. */
+int c2c_mem_ranges_from_blocks(struct c2c_mem_range **r, size_t *n, int node, const uint64_t *blocks,
+			       uint64_t nbits, uint64_t bsize);
 
 /* A set of small integers (CPUs, nodes) written like perf's bitmap lists:
  * "0-3,6,8-9"; "" for an empty set. bits: nbits bits, LSB first per word. */

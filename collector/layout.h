@@ -41,6 +41,7 @@ struct layout_row {
 	char name[128];       /* member path: "st.hits"; anonymous: "{fd}" */
 	char type[96];        /* "long", "struct stats", "int[4]" */
 	uint64_t offset, size;
+	uint32_t align;       /* the member type's alignment */
 	uint32_t bit_offset, bit_size;  /* bitfields */
 	uint32_t depth;       /* 0 = top-level member */
 	uint32_t top;         /* index of the top-level row containing this one */

@@ -13,13 +13,15 @@ static uint64_t align_up(uint64_t v, uint64_t a)
 	return a ? (v + a - 1) / a * a : v;
 }
 
-/* Alignment of a top-level row: from its offset's low bits is too weak, so
- * use the largest power of two <= min(size, 16) that the original offset
- * honours (bitfield units keep their byte offset's alignment). */
+/* Alignment of a top-level row: its type's; a bitfield unit keeps the
+ * alignment its byte offset honours. Rows read back from a session without
+ * alignments fall back to the offset's alignment up to the size. */
 static uint32_t row_align(const struct layout_row *r)
 {
 	uint32_t a = 1;
 
+	if (r->align && !r->bit_size)
+		return r->align;
 	while (a < 16 && a * 2 <= r->size && (r->offset % (a * 2)) == 0)
 		a *= 2;
 	return a;

@@ -131,6 +131,7 @@ static int add_rows(struct build_ctx *c, uint32_t type, uint64_t base, uint64_t 
 		} else {
 			r->size = decl ? decl->size : 0;
 		}
+		r->align = decl && decl->align ? decl->align : 1;
 		r->depth = depth;
 		r->top = top < 0 ? (uint32_t)idx : (uint32_t)top;
 		r->leaf = true;

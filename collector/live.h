@@ -34,6 +34,9 @@ struct live_options {
 	const pid_t *tids;           /* -t (those threads only) */
 	size_t nr_tids;
 	char *const *argv;           /* -- cmd args: started stopped, enabled on exec */
+	const char *cmd_output;      /* the command's stdout+stderr go to this file and its
+	                                stdin is /dev/null (a TUI owns the terminal); NULL:
+	                                inherited */
 	/* Sampling. */
 	uint64_t freq;               /* -F: memory/software events, 0 = default 4000 Hz */
 	uint64_t period;             /* -c: fixed period (wins over freq) */

@@ -32,14 +32,14 @@ void live_queue_close(struct live_queue *q);
 /* Bytes in use (any thread). */
 size_t live_queue_used(struct live_queue *q);
 
-/* Marker the reader queues after each round: every record with a time
- * before `time` has been queued. Uses the user type number of perf's own
+/* Marker the reader queues after each pass over every ring (see
+ * live_run.c for the ordering rule). Uses the user type number of perf's own
  * FINISHED_ROUND so it can never clash with a kernel record. */
 struct live_round_marker {
 	uint32_t type;           /* PERF_REC_FINISHED_ROUND */
 	uint16_t misc;
 	uint16_t size;
-	uint64_t time;
+	uint64_t nr_read;        /* records read in the pass (informational) */
 };
 
 #define LIVE_MAX_NOTES 8

@@ -1,11 +1,13 @@
 /* The two collection threads and their lifecycle. The reader copies records
  * out of every ring buffer into the bounded queue and never waits on the
- * writer; after each pass it queues a round marker holding the time the pass
- * started (CLOCK_MONOTONIC, the events' clock). The writer keeps records
- * until a marker proves nothing older can still arrive, then delivers them
- * in time order (so a task's contention_begin on one CPU comes before its
- * contention_end on another), decoded, to the sink; and flushes the sink
- * periodically. */
+ * writer; after each pass over all rings it queues a round marker. The
+ * writer delivers records in time order (so a task's contention_begin on one
+ * CPU comes before its contention_end on another) with perf's round rule:
+ * after round N is read, every record stamped at or before the newest time
+ * seen up to round N-1 has arrived (it happened before round N-1 ended, so
+ * it was in its ring when round N read it). This needs no clock of our own,
+ * so the events keep perf's default clock and their times equal what
+ * `perf record` writes for the same events. */
 #include "collector/live_priv.h"
 
 #include <errno.h>
@@ -52,10 +54,10 @@ static size_t read_rings(struct live *lv)
 	return got;
 }
 
-static void push_marker(struct live *lv, uint64_t t)
+static void push_marker(struct live *lv, uint64_t nr_read)
 {
-	struct live_round_marker m = { PERF_REC_FINISHED_ROUND, 0, sizeof(m), t };
-	/* A marker lost to a full queue only delays delivery to the next one. */
+	struct live_round_marker m = { PERF_REC_FINISHED_ROUND, 0, sizeof(m), nr_read };
+	/* A marker lost to a full queue only delays delivery by a round. */
 	live_queue_push(&lv->queue, &m, sizeof(m));
 }
 
@@ -87,7 +89,7 @@ void *live_reader_main(void *arg)
 		uint64_t t = live_now_ns();
 		size_t got = read_rings(lv);
 
-		push_marker(lv, t);
+		push_marker(lv, got);
 		if (stopping)
 			break;
 		if (t - last_check > 100000000ull) {
@@ -121,6 +123,8 @@ struct writer {
 	struct pending *p;
 	size_t n, cap;
 	uint64_t seq;
+	uint64_t max_seen;       /* newest record time received so far */
+	uint64_t limit;          /* deliverable: times <= limit */
 	int rc;
 	struct c2c_error err;
 };
@@ -252,15 +256,15 @@ static int cmp_pending(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* Delivers, in time order, every pending record older than t. */
-static void deliver_before(struct writer *w, uint64_t t)
+/* Delivers, in time order, every pending record stamped at or before t. */
+static void deliver_upto(struct writer *w, uint64_t t)
 {
 	size_t k = 0;
 
 	if (!w->n)
 		return;
 	qsort(w->p, w->n, sizeof(*w->p), cmp_pending);
-	while (k < w->n && w->p[k].time < t) {
+	while (k < w->n && w->p[k].time <= t) {
 		if (w->rc == 0)
 			deliver(w, w->p[k].rec);
 		free(w->p[k].rec);
@@ -286,7 +290,10 @@ static void keep(struct writer *w, const void *rec, size_t len)
 	if (!copy)
 		goto nomem;
 	memcpy(copy, rec, len);
-	w->p[w->n++] = (struct pending){ record_time(w, rec, len), w->seq++, copy };
+	w->p[w->n] = (struct pending){ record_time(w, rec, len), w->seq++, copy };
+	if (w->p[w->n].time > w->max_seen)
+		w->max_seen = w->p[w->n].time;
+	w->n++;
 	return;
 nomem:
 	live_count(&w->lv->counts.queue_drops, 1);
@@ -330,9 +337,8 @@ void *live_writer_main(void *arg)
 		if (n >= 8) {
 			struct perf_rec_header h = perf_record_header(buf, false);
 			if (h.type == PERF_REC_FINISHED_ROUND && (size_t)n == sizeof(struct live_round_marker)) {
-				struct live_round_marker m;
-				memcpy(&m, buf, sizeof(m));
-				deliver_before(&w, m.time);
+				deliver_upto(&w, w.limit);
+				w.limit = w.max_seen;
 			} else {
 				keep(&w, buf, (size_t)n);
 			}
@@ -348,7 +354,7 @@ void *live_writer_main(void *arg)
 			atomic_store(&lv->done, true);
 		}
 	}
-	deliver_before(&w, UINT64_MAX);
+	deliver_upto(&w, UINT64_MAX);
 	if (w.rc == 0)
 		flush_sink(&w, true);
 	free(w.p);

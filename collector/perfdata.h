@@ -84,6 +84,10 @@ struct perfdata_mem_node {
 	uint64_t nr_blocks_total;    /* bitmap size in bits */
 	uint64_t nr_blocks;          /* blocks set in the bitmap */
 	uint64_t bytes;              /* nr_blocks * block size */
+	/* The block bitmap itself (nr_blocks_total bits, 64 per word): block b
+	 * covers physical [b * mem_block_size, (b+1) * mem_block_size). perf's
+	 * c2c maps sample phys_addr to a node with it. NULL when absent. */
+	const uint64_t *blocks;
 };
 
 /* CACHE, one cache of one level. */

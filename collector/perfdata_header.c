@@ -301,8 +301,14 @@ static void feat_mem_topology(struct fcur *c)
 		if (!fc_count_ok(c, words, 8))
 			break;
 		v[i].nr_blocks_total = bits;
-		for (uint64_t w = 0; w < words; w++)
-			v[i].nr_blocks += (uint64_t)__builtin_popcountll(fc_u64(c));
+		uint64_t *map = words ? pd_alloc(c->pd, words * sizeof(*map)) : NULL;
+		for (uint64_t w = 0; w < words; w++) {
+			uint64_t word = fc_u64(c);
+			if (map)
+				map[w] = word;
+			v[i].nr_blocks += (uint64_t)__builtin_popcountll(word);
+		}
+		v[i].blocks = map;
 		v[i].bytes = v[i].nr_blocks * bsize;
 	}
 	if (!c->bad) {

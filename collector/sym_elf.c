@@ -18,8 +18,8 @@
 
 struct dsym {
 	uint64_t start, size;    /* size 0: up to the next symbol */
-	const char *name;        /* in the ELF string table (kept mapped) */
-	uint8_t rank;
+	const char *name;        /* in the ELF string table (kept mapped) or names[] */
+	uint8_t bind;            /* STB_* */
 };
 
 struct dsym_tab {
@@ -69,6 +69,9 @@ struct sym_dso {
 
 	struct code_cache_ent *cache;
 	size_t cache_cap, cache_n;
+
+	char **names;            /* synthesized names (PLT entries), owned */
+	size_t nnames;
 };
 
 struct sym_dso *sym_dso_new(const char *path, const uint8_t *build_id, size_t bid_size)
@@ -105,6 +108,9 @@ void sym_dso_free(struct sym_dso *d)
 	free(d->loads);
 	free(d->cus);
 	free(d->cache);
+	for (size_t i = 0; i < d->nnames; i++)
+		free(d->names[i]);
+	free(d->names);
 	free(d->file);
 	free(d->path);
 	free(d);
@@ -211,11 +217,18 @@ static void bid_hex(const uint8_t *bid, size_t n, char *out)
  * build-id agrees wins; a file with no build-id note is accepted. */
 static void dso_open(struct sym_dso *d, const struct sym_elf_opts *o)
 {
-	char cands[2][4096];
+	char cands[3][4096];
 	size_t nc = 0;
 	bool mismatch = false;
+	static const char deleted[] = " (deleted)";
+	size_t plen = strlen(d->path), dlen = sizeof(deleted) - 1;
 
 	snprintf(cands[nc++], sizeof(cands[0]), "%s%s", o->symfs ? o->symfs : "", d->path);
+	/* A binary replaced after it was mapped: the new file is only right
+	 * if its build-id agrees, which the check below decides. */
+	if (plen > dlen && strcmp(d->path + plen - dlen, deleted) == 0)
+		snprintf(cands[nc++], sizeof(cands[0]), "%s%.*s", o->symfs ? o->symfs : "",
+			 (int)(plen - dlen), d->path);
 	const char *home = getenv("HOME");
 	if (d->bid_size && home && *home) {
 		char hex[41];
@@ -247,24 +260,32 @@ static void dso_open(struct sym_dso *d, const struct sym_elf_opts *o)
 	d->status = mismatch ? SYM_BUILD_ID_MISMATCH : SYM_NO_FILE;
 }
 
-static bool elf_has_section(Elf *elf, const char *name, Elf_Scn **out)
+static Elf_Scn *section_named(Elf *elf, const char *name, GElf_Shdr *sh)
 {
 	size_t shstrndx;
 	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
-		return false;
+		return NULL;
 	Elf_Scn *scn = NULL;
 	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		if (!gelf_getshdr(scn, &sh))
+		if (!gelf_getshdr(scn, sh))
 			continue;
-		const char *n = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (n && strcmp(n, name) == 0 && sh.sh_type != SHT_NOBITS) {
-			if (out)
-				*out = scn;
-			return true;
-		}
+		const char *n = elf_strptr(elf, shstrndx, sh->sh_name);
+		if (n && strcmp(n, name) == 0)
+			return scn;
 	}
-	return false;
+	return NULL;
+}
+
+/* A section with contents (not NOBITS, as in debug files) of that name. */
+static bool elf_has_section(Elf *elf, const char *name, Elf_Scn **out)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = section_named(elf, name, &sh);
+	if (!scn || sh.sh_type == SHT_NOBITS)
+		return false;
+	if (out)
+		*out = scn;
+	return true;
 }
 
 static bool try_debug_file(struct sym_dso *d, const char *path, const uint8_t *bid, size_t bn)
@@ -335,22 +356,41 @@ static void dso_find_debug(struct sym_dso *d, const struct sym_elf_opts *o)
 
 /* ---- symbols ------------------------------------------------------------ */
 
+static unsigned leading_underscores(const char *n)
+{
+	unsigned k = 0;
+	while (n[k] == '_')
+		k++;
+	return k;
+}
+
+/* Which alias at one address names it, as perf's choose_best_symbol():
+ * a sized symbol, then not weak, then global, then fewer leading
+ * underscores, then the longer name. <0 when x is the worse one. */
+static int dsym_pref(const struct dsym *x, const struct dsym *y)
+{
+	if ((x->size != 0) != (y->size != 0))
+		return x->size != 0 ? 1 : -1;
+	if ((x->bind == STB_WEAK) != (y->bind == STB_WEAK))
+		return x->bind == STB_WEAK ? -1 : 1;
+	if ((x->bind == STB_GLOBAL) != (y->bind == STB_GLOBAL))
+		return x->bind == STB_GLOBAL ? 1 : -1;
+	unsigned ux = leading_underscores(x->name), uy = leading_underscores(y->name);
+	if (ux != uy)
+		return ux > uy ? -1 : 1;
+	size_t lx = strlen(x->name), ly = strlen(y->name);
+	if (lx != ly)
+		return lx < ly ? -1 : 1;
+	return strcmp(y->name, x->name);
+}
+
+/* By address; at one address the preferred alias last. */
 static int dsym_cmp(const void *a, const void *b)
 {
 	const struct dsym *x = a, *y = b;
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
-	return (int)x->rank - (int)y->rank;
-}
-
-static uint8_t dsym_rank(unsigned bind, const char *name)
-{
-	unsigned r = bind == STB_GLOBAL ? 2 : bind == STB_WEAK ? 1 : 0;
-	unsigned us = 0;
-	while (name[us] == '_' && us < 3)
-		us++;
-	/* As for kallsyms: fewer leading underscores, then binding. */
-	return (uint8_t)((3 - us) * 4 + r);
+	return dsym_pref(x, y);
 }
 
 static int tab_push(struct dsym_tab *t, size_t *cap, const struct dsym *s)
@@ -388,6 +428,13 @@ static size_t dso_read_symtab(struct sym_dso *d, Elf *elf, Elf64_Word type,
 				continue;
 			unsigned st = GELF_ST_TYPE(s.st_info);
 			bool func = st == STT_FUNC || st == STT_GNU_IFUNC;
+			/* Labels in code (_start in ld.so, asm entry points) count as
+			 * functions, as in perf's dso__load_sym. */
+			if (st == STT_NOTYPE && s.st_shndx != SHN_UNDEF && s.st_shndx < SHN_LORESERVE) {
+				GElf_Shdr tsh;
+				Elf_Scn *ts = elf_getscn(elf, s.st_shndx);
+				func = ts && gelf_getshdr(ts, &tsh) && (tsh.sh_flags & SHF_EXECINSTR);
+			}
 			/* TLS symbols hold offsets in the TLS block, not addresses. */
 			bool obj = st == STT_OBJECT || st == STT_COMMON;
 			if ((!func && !obj) || s.st_shndx == SHN_UNDEF || s.st_value == 0)
@@ -399,7 +446,7 @@ static size_t dso_read_symtab(struct sym_dso *d, Elf *elf, Elf64_Word type,
 				.start = s.st_value,
 				.size = s.st_size,
 				.name = name,
-				.rank = dsym_rank(GELF_ST_BIND(s.st_info), name),
+				.bind = (uint8_t)GELF_ST_BIND(s.st_info),
 			};
 			if (tab_push(func ? &d->funcs : &d->objs, func ? fcap : ocap, &ds) < 0)
 				return count;
@@ -409,6 +456,75 @@ static size_t dso_read_symtab(struct sym_dso *d, Elf *elf, Elf64_Word type,
 	return count;
 }
 
+static const char *dso_keep_name(struct sym_dso *d, const char *name)
+{
+	char **nv = realloc(d->names, (d->nnames + 1) * sizeof(*nv));
+	if (!nv)
+		return NULL;
+	d->names = nv;
+	char *copy = strdup(name);
+	if (copy)
+		d->names[d->nnames++] = copy;
+	return copy;
+}
+
+/* PLT entries have no symbols; like perf, name them "target@plt" from the
+ * PLT relocations, in order (x86: 16-byte entries, after a 16-byte header
+ * in a lazy .plt, or in .plt.sec without one). Always from the binary
+ * itself: debug files carry the PLT as NOBITS. */
+static void dso_synth_plt(struct sym_dso *d, size_t *fcap)
+{
+	GElf_Ehdr eh;
+	GElf_Shdr plt, sec, rel, dsh;
+	if (!gelf_getehdr(d->elf, &eh) || (eh.e_machine != EM_X86_64 && eh.e_machine != EM_386))
+		return;
+	if (!section_named(d->elf, ".plt", &plt) || plt.sh_type == SHT_NOBITS)
+		return;
+	Elf_Scn *rs = section_named(d->elf, ".rela.plt", &rel);
+	if (!rs)
+		rs = section_named(d->elf, ".rel.plt", &rel);
+	if (!rs || (rel.sh_type != SHT_RELA && rel.sh_type != SHT_REL) || !rel.sh_link ||
+	    rel.sh_entsize == 0)
+		return;
+	Elf_Scn *ds = elf_getscn(d->elf, rel.sh_link);
+	Elf_Data *rdata = elf_getdata(rs, NULL), *sdata = ds ? elf_getdata(ds, NULL) : NULL;
+	if (!rdata || !sdata || !gelf_getshdr(ds, &dsh))
+		return;
+	uint64_t first, esize = 16;
+	if (section_named(d->elf, ".plt.sec", &sec) && sec.sh_type != SHT_NOBITS)
+		first = sec.sh_addr;
+	else
+		first = plt.sh_addr + 16;
+	size_t n = rel.sh_size / rel.sh_entsize;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t info;
+		if (rel.sh_type == SHT_RELA) {
+			GElf_Rela r;
+			if (!gelf_getrela(rdata, (int)i, &r))
+				continue;
+			info = r.r_info;
+		} else {
+			GElf_Rel r;
+			if (!gelf_getrel(rdata, (int)i, &r))
+				continue;
+			info = r.r_info;
+		}
+		size_t si = eh.e_ident[EI_CLASS] == ELFCLASS64 ? GELF_R_SYM(info) : ELF32_R_SYM(info);
+		GElf_Sym sym;
+		const char *target = "";
+		if (si && gelf_getsym(sdata, (int)si, &sym))
+			target = elf_strptr(d->elf, dsh.sh_link, sym.st_name);
+		char buf[512];
+		snprintf(buf, sizeof(buf), "%s@plt", target ? target : "");
+		struct dsym ds_ = {
+			.start = first + i * esize, .size = esize, .bind = STB_GLOBAL,
+			.name = dso_keep_name(d, buf),
+		};
+		if (!ds_.name || tab_push(&d->funcs, fcap, &ds_) < 0)
+			return;
+	}
+}
+
 static void dso_read_symbols(struct sym_dso *d)
 {
 	size_t fcap = 0, ocap = 0;
@@ -416,8 +532,11 @@ static void dso_read_symbols(struct sym_dso *d)
 		if (!d->dbg_elf || dso_read_symtab(d, d->dbg_elf, SHT_SYMTAB, &fcap, &ocap) == 0)
 			dso_read_symtab(d, d->elf, SHT_DYNSYM, &fcap, &ocap);
 	}
-	qsort(d->funcs.v, d->funcs.n, sizeof(struct dsym), dsym_cmp);
-	qsort(d->objs.v, d->objs.n, sizeof(struct dsym), dsym_cmp);
+	dso_synth_plt(d, &fcap);
+	if (d->funcs.n)
+		qsort(d->funcs.v, d->funcs.n, sizeof(struct dsym), dsym_cmp);
+	if (d->objs.n)
+		qsort(d->objs.v, d->objs.n, sizeof(struct dsym), dsym_cmp);
 }
 
 static void dso_read_loads(struct sym_dso *d)

@@ -12,8 +12,8 @@ struct ksym {
 	uint64_t start;
 	uint32_t name;           /* offsets into the string arena */
 	uint32_t module;         /* 0: vmlinux */
+	uint32_t idx;            /* line order in the file */
 	char type;
-	uint8_t rank;            /* preference among symbols at one address */
 };
 
 struct sym_kallsyms {
@@ -40,26 +40,16 @@ static bool ktype_data(char t)
 	return strchr("dDbBrRvV", t) != NULL && t != '\0';
 }
 
-/* Among symbols at one address: fewer leading underscores first (so a
- * variable beats the linker's __start_x/_sdata markers and a function its
- * __pfx_ padding), then global before weak before local. */
-static uint8_t ksym_rank(char type, const char *name)
-{
-	unsigned r = isupper((unsigned char)type) ? 2 : 0;
-	if (type == 'W' || type == 'V')
-		r = 1;
-	unsigned us = 0;
-	while (name[us] == '_' && us < 3)
-		us++;
-	return (uint8_t)((3 - us) * 4 + r);
-}
-
+/* By address; at one address in file order. perf gives every symbol at
+ * one address but the last listed a zero length (symbols__fixup_end runs
+ * before its alias choice), so the last listed is the one it shows; the
+ * lookup does the same by taking the last of a group. */
 static int ksym_cmp(const void *a, const void *b)
 {
 	const struct ksym *x = a, *y = b;
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
-	return (int)x->rank - (int)y->rank;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
 static uint32_t arena_add(struct sym_kallsyms *k, size_t *cap, const char *s, size_t len)
@@ -106,6 +96,13 @@ struct sym_kallsyms *sym_kallsyms_load(const char *path)
 		ok = false;
 	while (ok && fgets(line, sizeof(line), f)) {
 		char *p = line, *end;
+		if (!strchr(line, '\n') && !feof(f)) {
+			/* Longer than any real kallsyms line: drop all of it. */
+			int ch;
+			while ((ch = fgetc(f)) != EOF && ch != '\n')
+				;
+			continue;
+		}
 		uint64_t addr = strtoull(p, &end, 16);
 		if (end == p || !isspace((unsigned char)*end))
 			continue;
@@ -150,10 +147,7 @@ struct sym_kallsyms *sym_kallsyms_load(const char *path)
 			ok = false;
 			break;
 		}
-		char save = name[nlen];
-		((char *)name)[nlen] = '\0';
-		s->rank = ksym_rank(type, name);
-		((char *)name)[nlen] = save;
+		s->idx = (uint32_t)k->n;
 		k->n++;
 	}
 	fclose(f);
@@ -191,7 +185,7 @@ static bool kallsyms_find(const struct sym_kallsyms *k, uint64_t addr, bool (*wa
 	uint64_t at = k->v[lo - 1].start;
 	if (next == k->n && addr - at >= 4096)
 		return false;    /* past the last symbol: nothing to bound it */
-	/* Entries at one address are sorted by rank: take the best wanted. */
+	/* At one address the last listed wins (see ksym_cmp). */
 	for (size_t i = lo; i > 0 && k->v[i - 1].start == at; i--) {
 		const struct ksym *s = &k->v[i - 1];
 		if (!want(s->type))

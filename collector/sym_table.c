@@ -236,6 +236,13 @@ static bool name_is_file(const char *n)
 
 /* ---- side-band ---------------------------------------------------------- */
 
+/* start + len, saturated: a length that runs past the top of the address
+ * space means "to the top". */
+static uint64_t map_end(uint64_t start, uint64_t len)
+{
+	return len > UINT64_MAX - start ? UINT64_MAX : start + len;
+}
+
 static bool mode_is_kernel(uint8_t m)
 {
 	return m == C2C_MODE_KERNEL || m == C2C_MODE_GUEST_KERNEL;
@@ -250,7 +257,7 @@ static int kernel_mmap(struct symtab *st, const struct c2c_mmap *m)
 	const char *fn = m->filename;
 	bool is_kernel = strncmp(fn, KERNEL_DSO, strlen(KERNEL_DSO) - 1) == 0;
 	struct sym_map map = {
-		.start = m->start, .end = m->start + m->len, .pgoff = m->pgoff,
+		.start = m->start, .end = map_end(m->start, m->len), .pgoff = m->pgoff,
 		.prot = m->prot, .flags = m->flags,
 	};
 	if (fn[0] == '/' || (!is_kernel && fn[0] == '[')) {
@@ -270,6 +277,16 @@ static int kernel_mmap(struct symtab *st, const struct c2c_mmap *m)
 		return -ENOMEM;
 	map.build_id_size = m->build_id_size > 20 ? 20 : m->build_id_size;
 	memcpy(map.build_id, m->build_id, map.build_id_size);
+	const struct feat_bid *f = map.build_id_size ? NULL : feat_bid_find(st, map.name);
+	if (f) {
+		map.build_id_size = (uint8_t)f->size;
+		memcpy(map.build_id, f->bid, f->size);
+	}
+	/* Never opened as ELF (kernel code comes from kallsyms); it holds the
+	 * build-id where results may point at it. */
+	if (map.build_id_size && !(map.dso = dso_findnew(st, map.name, map.build_id,
+							 map.build_id_size)))
+		return -ENOMEM;
 	return sym_maps_insert(st->kmaps, &map);
 }
 
@@ -283,7 +300,7 @@ int symtab_mmap(struct symtab *st, const struct c2c_mmap *m)
 	if (!th)
 		return -ENOMEM;
 	struct sym_map map = {
-		.start = m->start, .end = m->start + m->len, .pgoff = m->pgoff,
+		.start = m->start, .end = map_end(m->start, m->len), .pgoff = m->pgoff,
 		.prot = m->prot, .flags = m->flags,
 		.name = sym_intern_str(st->in, m->filename),
 	};
@@ -422,10 +439,12 @@ static bool addr_is_kernel_half(uint64_t a)
 	return a >= 0x8000000000000000ull;
 }
 
+/* From the dso, not the map: maps move when arrays grow, dsos stay until
+ * symtab_free, as results promise. */
 static const uint8_t *map_bid(const struct sym_map *m, size_t *size)
 {
-	*size = m->build_id_size;
-	return m->build_id_size ? m->build_id : NULL;
+	*size = 0;
+	return m->dso ? sym_dso_build_id(m->dso, size) : NULL;
 }
 
 static void kernel_code(struct symtab *st, const struct sym_map *map, uint64_t ip,
@@ -549,11 +568,18 @@ int symtab_resolve_data(struct symtab *st, int32_t pid, int32_t tid, uint8_t cpu
 	if (!th)
 		return -ENOMEM;
 	const struct sym_map *map = find_map(st, th, cpumode, addr);
-	if (!map || cpumode == C2C_MODE_KERNEL) {
+	bool host = cpumode == C2C_MODE_KERNEL || cpumode == C2C_MODE_USER;
+	if (cpumode == C2C_MODE_KERNEL && !map && !addr_is_kernel_half(addr)) {
+		/* The kernel touching user memory (futex words, copy_*_user):
+		 * perf counts it unmapped, but the process's maps name it. */
+		map = find_map(st, th, C2C_MODE_USER, addr);
+	} else if (cpumode == C2C_MODE_KERNEL || (!map && host)) {
 		if (map || addr_is_kernel_half(addr))
 			kernel_data(st, map, addr, out);
 		return 0;
 	}
+	if (!map)
+		return 0;
 	out->dso = map->name;
 	out->map_start = map->start;
 	out->rel_addr = addr - map->start + map->pgoff;

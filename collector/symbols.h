@@ -125,7 +125,8 @@ const char *sym_status_str(int status);
 struct sym_code {
 	int status;              /* enum sym_status */
 	const char *dso;         /* map name as recorded, "[kernel.kallsyms]", or NULL if unmapped */
-	const uint8_t *build_id; /* recorded build-id (NULL when none known) */
+	const uint8_t *build_id; /* recorded build-id (MMAP2 or BUILD_ID feature;
+	                            NULL when none known) */
 	size_t build_id_size;
 	uint64_t map_start;      /* start of the covering map (0 if unmapped) */
 	uint64_t rel_addr;       /* address in the file's own address space (ELF vaddr;
@@ -153,14 +154,17 @@ struct sym_data {
 /* Code address of a sample. Looked up like symtab_ip_mapped (user maps,
  * then kernel maps); cpumode is accepted for future guest support and
  * for a kernel-mode ip outside the kernel map, which still resolves
- * from kallsyms. Results are cached per (process maps, ip). Returns 0;
+ * from kallsyms. Results are cached per (binary, address). Returns 0;
  * -ENOMEM only on allocation failure. Unresolved is status != SYM_OK. */
 int symtab_resolve_ip(struct symtab *st, int32_t pid, int32_t tid, uint8_t cpumode,
 		      uint64_t ip, struct sym_code *out);
 /* Data address of a sample, looked up in the maps of the sample's cpumode
  * (as perf's data address resolution); a kernel address with a user
  * cpumode, or any kernel address outside the kernel map (slab, percpu,
- * vmalloc), is still tried against kallsyms data symbols. */
+ * vmalloc), is still tried against kallsyms data symbols, and a user
+ * address touched in kernel mode (futex words, copy_*_user) against the
+ * thread's user maps — both of which perf counts as unmapped (see
+ * symtab_addr_mapped for that). */
 int symtab_resolve_data(struct symtab *st, int32_t pid, int32_t tid, uint8_t cpumode,
 			uint64_t addr, struct sym_data *out);
 

@@ -66,10 +66,15 @@ int tp_find_tracefs(char *buf, size_t size, struct c2c_error *err)
 
 		snprintf(ev, sizeof(ev), "%s/events", cand[i]);
 		if (statfs(cand[i], &sfs) == 0 &&
-		    ((unsigned long)sfs.f_type == TRACEFS_MAGIC_ || (unsigned long)sfs.f_type == DEBUGFS_MAGIC_) &&
-		    stat(ev, &st) == 0) {
-			snprintf(buf, size, "%s", cand[i]);
-			return 0;
+		    ((unsigned long)sfs.f_type == TRACEFS_MAGIC_ || (unsigned long)sfs.f_type == DEBUGFS_MAGIC_)) {
+			if (stat(ev, &st) == 0) {
+				snprintf(buf, size, "%s", cand[i]);
+				return 0;
+			}
+			if (errno == EACCES || errno == EPERM)
+				return c2c_error_set(err, -EACCES, "no permission to read %s: tracepoints "
+						     "need root (or a tracefs mounted with gid= for your group)",
+						     cand[i]);
 		}
 	}
 	return c2c_error_set(err, -ENOENT,

@@ -129,6 +129,10 @@ int types_stack_var_at(struct types_db *db, uint64_t pc, int reg, int64_t disp,
 /* DWARF only: copies up to len bytes of code at file virtual address pc
  * (from the ELF file's sections). Returns the number of bytes, or <0. */
 long types_read_code(struct types_db *db, uint64_t pc, uint8_t *buf, size_t len);
+/* DWARF only: the file virtual address of a file offset, through the
+ * PT_LOAD segment containing it (runtime address - map start + pgoff gives
+ * the file offset). Returns 0 or -ENOENT. */
+int types_file_to_vaddr(struct types_db *db, uint64_t file_offset, uint64_t *vaddr);
 /* The ELF machine (EM_X86_64, EM_AARCH64...) of the file, 0 if unknown. */
 int types_machine(const struct types_db *db);
 

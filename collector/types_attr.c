@@ -26,6 +26,19 @@ static void copy_name(char *dst, size_t len, const char *src)
 	snprintf(dst, len, "%s", src ? src : "?");
 }
 
+/* Drops const/volatile (a `volatile struct conn` local is a struct conn
+ * object) but keeps typedef names, which are what the user wrote. */
+static uint32_t strip_qual(struct types_db *db, uint32_t id)
+{
+	for (int i = 0; i < 16; i++) {
+		const struct types_type *t = types_get(db, id);
+		if (!t || t->kind != TYPES_QUAL)
+			break;
+		id = t->ref;
+	}
+	return id;
+}
+
 static int from_var(struct types_db *db, uint64_t vaddr, uint64_t addr, struct types_attr *out)
 {
 	uint32_t type;
@@ -34,6 +47,7 @@ static int from_var(struct types_db *db, uint64_t vaddr, uint64_t addr, struct t
 
 	if (types_var_at(db, vaddr, &type, &start, &name) < 0)
 		return -ENOENT;
+	type = strip_qual(db, type);
 	if (types_resolve(db, type, vaddr - start, &out->hit) < 0)
 		return -ENOENT;
 	out->how = TYPES_HOW_GLOBAL;
@@ -103,7 +117,7 @@ int types_attribute(struct types_db *db, struct insn_decoder *dec, uint64_t pc, 
 				 types_name(db, type, tbuf, sizeof(tbuf)));
 			return 0;
 		}
-		obj = types_strip(db, pt->ref);   /* const struct x * -> struct x */
+		obj = strip_qual(db, pt->ref);   /* const struct x * -> struct x */
 		if (m.disp < 0 || types_resolve(db, obj, (uint64_t)m.disp, &out->hit) < 0) {
 			snprintf(out->why, sizeof(out->why), "offset %lld outside %s",
 				 (long long)m.disp, types_name(db, obj, tbuf, sizeof(tbuf)));
@@ -120,6 +134,7 @@ int types_attribute(struct types_db *db, struct insn_decoder *dec, uint64_t pc, 
 	if (is_frame_reg(arch, m.base)) {
 		uint64_t off;
 		if (types_stack_var_at(db, pc, m.base, m.disp, &type, &name, &off) == 0 &&
+		    (type = strip_qual(db, type)) != 0 &&
 		    types_resolve(db, type, off, &out->hit) == 0) {
 			out->how = TYPES_HOW_STACK;
 			out->type = type;

@@ -854,3 +854,25 @@ long types_read_code(struct types_db *db, uint64_t pc, uint8_t *buf, size_t len)
 	}
 	return -ERANGE;
 }
+
+int types_file_to_vaddr(struct types_db *db, uint64_t file_offset, uint64_t *vaddr)
+{
+	struct dwarf_priv *p;
+	size_t n;
+
+	if (db->source != TYPES_SRC_DWARF)
+		return -ENOTSUP;
+	p = P(db);
+	if (elf_getphdrnum(p->elf, &n) != 0)
+		return -ENOENT;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(p->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (file_offset >= ph.p_offset && file_offset < ph.p_offset + ph.p_memsz) {
+			*vaddr = file_offset - ph.p_offset + ph.p_vaddr;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}

@@ -30,9 +30,10 @@ void agg_fini(struct agg *a)
 	a->nr_ev = 0;
 }
 
-static struct agg_ent *get(struct agg *a, enum agg_kind k, uint64_t k0, uint64_t k1, uint64_t k2, bool *created)
+static struct agg_ent *get(struct agg *a, enum agg_kind k, uint64_t k0, uint64_t k1, uint64_t k2, uint64_t k3,
+			   bool *created)
 {
-	uint64_t key[AGG_KEY_WORDS] = { k0, k1, k2, 0 };
+	uint64_t key[AGG_KEY_WORDS] = { k0, k1, k2, k3 };
 	bool c;
 	struct agg_ent *e = agg_table_get(&a->t[k], key, created ? created : &c);
 
@@ -67,10 +68,28 @@ static int cpu_add(struct agg_ent *e, uint32_t cpu)
 	return 1;
 }
 
-static void account(struct agg_ent *e, const struct agg_sample *s)
+/* Adds one sample's counters: only the fields its bits set (a handful of
+ * the 32), unpacked with c2c_bits_count. */
+static void add_bits(struct c2c_stats *st, uint64_t bits)
 {
-	c2c_stats_add_bits(&e->stats, s->bits);
-	store_lat_add(&e->lat, s->bits, s->weight);
+	uint64_t *ctr = (uint64_t *)st;   /* C2C_COUNTER_MAX uint64_t, asserted in collector/c2c.c */
+	while (bits) {
+		unsigned i = (unsigned)__builtin_ctzll(bits) / 2;
+		ctr[i] += c2c_bits_count(bits, (enum c2c_counter)i);
+		bits &= ~(3ull << (2 * i));
+	}
+}
+
+static void account(struct agg_ent *e, const struct agg_sample *s, int kind)
+{
+	add_bits(&e->stats, s->bits);
+	if (kind >= 0) {
+		struct c2c_mean m = { e->lat.cnt[kind], e->lat.mean[kind] };
+		c2c_mean_update(&m, s->weight);
+		e->lat.cnt[kind] = m.n;
+		e->lat.mean[kind] = m.mean;
+		e->lat.sum[kind] += s->weight;
+	}
 	if (s->node >= 0 && s->node < 64)
 		e->node_mask |= 1ull << s->node;
 }
@@ -91,64 +110,81 @@ int agg_add_sample(struct agg *a, const struct agg_sample *s)
 	uint64_t off = c2c_cl_offset(s->addr, a->line_size, false);
 	uint64_t thr = ((uint64_t)(uint32_t)s->pid << 32) | (uint32_t)s->tid;
 	bool has_cpu = s->cpu != UINT32_MAX;
-	bool c_off, c_lcpu;
+	bool c_off = false, c_lcpu = false, c_par, c_cell;
+	int kind = (int)c2c_cycles_kind_of(s->bits);
 	int r;
 
-	struct agg_ent *el = get(a, AGG_LINE, line, 0, 0, NULL);
-	struct agg_ent *eo = get(a, AGG_OFFSET, line, off, 0, &c_off);
-	struct agg_ent *ep = get(a, AGG_PARETO, line, off, s->ip, NULL);
-	struct agg_ent *ecpu = get(a, AGG_CPU, s->cpu, 0, 0, NULL);
-	struct agg_ent *enode = get(a, AGG_NODE, (uint64_t)(int64_t)s->node, 0, 0, NULL);
-	if (!el || !eo || !ep || !ecpu || !enode)
+	if (kind >= STORE_LAT__MAX)
+		kind = -1;
+	struct agg_ent *ep = get(a, AGG_PARETO, line, off, s->ip, thr, &c_par);
+	struct agg_ent *ec = get(a, AGG_CELL, line, off, s->cpu, 0, &c_cell);
+	struct agg_ent *ecpu = get(a, AGG_CPU, s->cpu, 0, 0, 0, NULL);
+	struct agg_ent *enode = get(a, AGG_NODE, (uint64_t)(int64_t)s->node, 0, 0, 0, NULL);
+	if (!ep || !ec || !ecpu || !enode)
 		return -ENOMEM;
-	account(el, s);
-	account(eo, s);
-	account(ep, s);
-	account(ecpu, s);
-	account(enode, s);
+	if (c_par) {
+		ep->up1 = get(a, AGG_LINE, line, 0, 0, 0, NULL);
+		ep->up2 = get(a, AGG_OFFSET, line, off, 0, 0, &c_off);
+		if (!ep->up1 || !ep->up2)
+			return -ENOMEM;
+		if (c_off)
+			ep->up1->nr_offsets++;
+	}
+	if (c_cell) {
+		ec->up1 = get(a, AGG_LINE_CPU, line, s->cpu, 0, 0, &c_lcpu);
+		ec->up2 = get(a, AGG_LINE_NODE, line, (uint64_t)(int64_t)s->node, 0, 0, NULL);
+		if (!ec->up1 || !ec->up2)
+			return -ENOMEM;
+		if (c_lcpu && has_cpu) {
+			ec->up2->nr_cpus++;
+			/* A CPU new to a line may be new to its node. */
+			if ((r = set_add(a, SET_LINE_NODE_CPU, (uint64_t)(int64_t)s->node, s->cpu, UINT64_MAX, 0)) < 0)
+				return r;
+			if (r)
+				enode->nr_cpus++;
+		}
+	}
+	struct agg_ent *el = ep->up1, *eo = ep->up2, *elc = ec->up1, *eln = ec->up2;
+	if (agg_table_mark(&a->t[AGG_LINE], el) < 0 || agg_table_mark(&a->t[AGG_OFFSET], eo) < 0 ||
+	    agg_table_mark(&a->t[AGG_LINE_CPU], elc) < 0 || agg_table_mark(&a->t[AGG_LINE_NODE], eln) < 0)
+		return -ENOMEM;
+	account(el, s, kind);
+	account(eo, s, kind);
+	account(ep, s, kind);
+	account(ecpu, s, kind);
+	account(enode, s, kind);
+	account(elc, s, kind);
+	account(eln, s, kind);
+	account(ec, s, -1);
 	ecpu->site = s->node;  /* the CPU's node, written with the CPU row */
+	elc->site = s->node;
 	set_dsym(el, s);
 	set_dsym(eo, s);
 	if (!ep->site)
 		ep->site = s->site;
-	if (c_off)
-		el->nr_offsets++;
-
-	struct agg_ent *elc = get(a, AGG_LINE_CPU, line, s->cpu, 0, &c_lcpu);
-	struct agg_ent *eln = get(a, AGG_LINE_NODE, line, (uint64_t)(int64_t)s->node, 0, NULL);
-	struct agg_ent *ec = get(a, AGG_CELL, line, off, s->cpu, NULL);
-	if (!elc || !eln || !ec)
+	if (has_cpu && (cpu_add(el, s->cpu) < 0 || cpu_add(eo, s->cpu) < 0 || cpu_add(ep, s->cpu) < 0))
 		return -ENOMEM;
-	account(elc, s);
-	account(eln, s);
-	account(ec, s);
-	elc->site = s->node;
-	if (has_cpu) {
-		if (c_lcpu)
-			eln->nr_cpus++;
-		if (cpu_add(el, s->cpu) < 0 || cpu_add(eo, s->cpu) < 0 || cpu_add(ep, s->cpu) < 0)
-			return -ENOMEM;
-		if ((r = set_add(a, SET_LINE_NODE_CPU, (uint64_t)(int64_t)s->node, s->cpu, UINT64_MAX, 0)) < 0)
-			return r;
-		if (r)
-			enode->nr_cpus++;
-	}
 
-	if ((r = set_add(a, SET_LINE_TID, line, thr, 0, 0)) < 0)
-		return r;
-	el->nr_threads += (uint32_t)r;
-	if ((r = set_add(a, SET_OFF_TID, line, off, thr, 0)) < 0)
-		return r;
-	eo->nr_threads += (uint32_t)r;
-	if ((r = set_add(a, SET_LINE_SITE, line, s->ip, 0, 0)) < 0)
-		return r;
-	el->nr_sites += (uint32_t)r;
-	if ((r = set_add(a, SET_OFF_SITE, line, off, s->ip, 0)) < 0)
-		return r;
-	eo->nr_sites += (uint32_t)r;
-	if ((r = set_add(a, SET_TID, thr, 0, 0, 0)) < 0)
-		return r;
-	a->nr_threads += (uint64_t)r;
+	/* Every new (line, offset, thread, ip) combination is a new Pareto
+	 * entry, so the distinct-thread and distinct-site sets only need a
+	 * look when one is created. */
+	if (c_par) {
+		if ((r = set_add(a, SET_LINE_TID, line, thr, 0, 0)) < 0)
+			return r;
+		el->nr_threads += (uint32_t)r;
+		if ((r = set_add(a, SET_OFF_TID, line, off, thr, 0)) < 0)
+			return r;
+		eo->nr_threads += (uint32_t)r;
+		if ((r = set_add(a, SET_LINE_SITE, line, s->ip, 0, 0)) < 0)
+			return r;
+		el->nr_sites += (uint32_t)r;
+		if ((r = set_add(a, SET_OFF_SITE, line, off, s->ip, 0)) < 0)
+			return r;
+		eo->nr_sites += (uint32_t)r;
+		if ((r = set_add(a, SET_TID, thr, 0, 0, 0)) < 0)
+			return r;
+		a->nr_threads += (uint64_t)r;
+	}
 
 	if (s->time) {
 		if (!a->time_first || s->time < a->time_first)
@@ -176,8 +212,8 @@ int agg_add_lock(struct agg *a, const struct agg_lock_sample *w)
 {
 	uint64_t line = c2c_cl_address(w->lock_addr, a->line_size, false);
 	int r;
-	struct agg_ent *ek = get(a, AGG_LOCK, w->lock_addr, 0, 0, NULL);
-	struct agg_ent *el = get(a, AGG_LINE, line, 0, 0, NULL);
+	struct agg_ent *ek = get(a, AGG_LOCK, w->lock_addr, 0, 0, 0, NULL);
+	struct agg_ent *el = get(a, AGG_LINE, line, 0, 0, 0, NULL);
 
 	if (!ek || !el)
 		return -ENOMEM;
@@ -227,9 +263,10 @@ static const struct agg_table_sql tables[AGG__MAX] = {
 		"nr_cpus INTEGER, nr_threads INTEGER, nr_sites INTEGER, node_mask INTEGER, cpus BLOB,"
 		" dsym INTEGER, dsym_start INTEGER",
 		"nr_cpus,nr_threads,nr_sites,node_mask,cpus,dsym,dsym_start", 7, true, "line,off", NULL },
-	[AGG_PARETO] = { "agg_pareto", "line INTEGER NOT NULL, off INTEGER NOT NULL, ip INTEGER NOT NULL",
-		"line,off,ip", 3, "site INTEGER, nr_cpus INTEGER, node_mask INTEGER, cpus BLOB",
-		"site,nr_cpus,node_mask,cpus", 4, true, "line,off,ip", "ip" },
+	[AGG_PARETO] = { "agg_pareto", "line INTEGER NOT NULL, off INTEGER NOT NULL, ip INTEGER NOT NULL,"
+		" pid INTEGER NOT NULL, tid INTEGER NOT NULL", "line,off,ip,pid,tid", 5,
+		"site INTEGER, nr_cpus INTEGER, node_mask INTEGER, cpus BLOB",
+		"site,nr_cpus,node_mask,cpus", 4, true, "line,off,ip,pid,tid", "ip" },
 	[AGG_LINE_CPU] = { "agg_line_cpu", "line INTEGER NOT NULL, cpu INTEGER NOT NULL", "line,cpu", 2,
 		"node INTEGER", "node", 1, true, "line,cpu", NULL },
 	[AGG_LINE_NODE] = { "agg_line_node", "line INTEGER NOT NULL, node INTEGER NOT NULL", "line,node", 2,
@@ -375,6 +412,12 @@ static int flush_table(struct agg *a, struct store *st, const char *schema, enum
 		struct agg_ent *e = tab->dirty[n];
 		int i = 1;
 		for (int j = 0; j < t->nkeys; j++) {
+			if (k == AGG_PARETO && j >= 3) {
+				/* key word 3 is (pid << 32 | tid): two columns */
+				uint64_t thr = e->key[3];
+				sqlite3_bind_int64(s, i++, j == 3 ? (int32_t)(thr >> 32) : (int32_t)(uint32_t)thr);
+				continue;
+			}
 			uint64_t v = e->key[j];
 			/* Small signed keys (node -1, cpu absent) keep their sign. */
 			if ((k == AGG_LINE_NODE && j == 1) || (k == AGG_NODE && j == 0))

@@ -228,112 +228,77 @@ int store_query_line_pareto(struct store *st, uint64_t line_addr, const struct s
 			    enum store_mode mode, unsigned coalesce, bool show_all,
 			    struct store_pareto_row **rows, size_t *n, struct c2c_error *err)
 {
+	const char *schema = store_agg_schema(st, f, err);
 	struct pareto_acc acc;
 	sqlite3_stmt *s;
 	int r, rc;
-	bool from_agg = (coalesce == STORE_COALESCE_IADDR) && !store_filter_needs_recompute(f);
 
 	*rows = NULL;
 	*n = 0;
+	if (!schema)
+		return err ? err->code : -EIO;
 	if (!coalesce)
 		coalesce = STORE_COALESCE_DEFAULT;
 	memset(&acc, 0, sizeof(acc));
-	if (from_agg) {
-		/* The default view: precomputed rows, perf's running means. */
-		r = prepare_fmt(st, &s, err, "SELECT p.off, p.ip, p.site, %s, %s, p.nr_cpus, p.node_mask, p.cpus"
-				" FROM main.agg_pareto p WHERE p.line = ?", store_stats_cols(), store_lat_cols());
-		if (r < 0)
-			return r;
-		sqlite3_bind_int64(s, 1, (sqlite3_int64)line_addr);
-		while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-			uint64_t key[AGG_KEY_WORDS] = { (uint64_t)sqlite3_column_int64(s, 0),
-							(uint64_t)sqlite3_column_int64(s, 1), 0, 0 };
-			long i = pareto_row(&acc, key);
-			if (i < 0) {
-				sqlite3_finalize(s);
-				pareto_acc_fini(&acc);
-				free(acc.rows);
-				return c2c_error_set(err, -ENOMEM, "out of memory");
-			}
-			struct store_pareto_row *row = &acc.rows[i];
-			row->offset = key[0];
-			row->iaddr = key[1];
-			row->site = sqlite3_column_int64(s, 2);
-			row->pid = row->tid = -1;
-			int c = store_read_stats(s, 3, &row->stats);
-			c = store_read_lat(s, c, &row->lat);
-			row->nr_cpus = (uint32_t)sqlite3_column_int64(s, c++);
-			row->node_mask = (uint64_t)sqlite3_column_int64(s, c++);
+	/* The aggregates are kept per (offset, ip, pid, tid); any coalesce
+	 * key set is a grouping of those rows. */
+	r = prepare_fmt(st, &s, err, "SELECT p.off, p.ip, p.pid, p.tid, p.site, COALESCE(t.dso, ''), %s, %s, p.node_mask,"
+			" p.cpus FROM (SELECT * FROM %s.agg_pareto WHERE line = ?) p LEFT JOIN main.sites t ON t.id = p.site",
+			store_stats_cols(), store_lat_cols(), schema);
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(s, 1, (sqlite3_int64)line_addr);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		uint64_t off = (uint64_t)sqlite3_column_int64(s, 0);
+		uint64_t ip = (uint64_t)sqlite3_column_int64(s, 1);
+		int32_t pid = sqlite3_column_int(s, 2), tid = sqlite3_column_int(s, 3);
+		const char *dso = (const char *)sqlite3_column_text(s, 5);
+		uint64_t key[AGG_KEY_WORDS] = {
+			off,
+			((coalesce & STORE_COALESCE_PID) ? (uint64_t)(uint32_t)pid << 32 : 0) |
+			((coalesce & STORE_COALESCE_TID) ? (uint32_t)tid : 0),
+			(coalesce & STORE_COALESCE_IADDR) ? ip : 0,
+			(coalesce & STORE_COALESCE_DSO) ? str_hash(dso) : 0,
+		};
+		long i = pareto_row(&acc, key);
+		if (i < 0) {
+			sqlite3_finalize(s);
+			pareto_acc_fini(&acc);
+			free(acc.rows);
+			return c2c_error_set(err, -ENOMEM, "out of memory");
 		}
-	} else {
-		/* Other coalesce keys or filters: from the samples. */
-		char where[256];
-		uint32_t ls = store_line_size(st, f);
-		uint64_t mask = ~(uint64_t)(ls - 1);
-		store_filter_sql(f, where, sizeof(where), false);
-		const char *linecond = f && f->phys_lines ? "(s.phys_addr & :mask) = :line"
-				       : f && f->double_cl ? "s.line IN (:line, :line2)" : "s.line = :line";
-		r = prepare_fmt(st, &s, err, "SELECT s.%s, s.pid, s.tid, s.ip, s.site, s.cpu, s.node, s.class_bits,"
-				" s.weight, COALESCE(t.dso, '') FROM main.samples s LEFT JOIN main.sites t ON t.id = s.site"
-				"%s%s%s ORDER BY s.id", f && f->phys_lines ? "phys_addr" : "addr",
-				where[0] ? where : " WHERE ", where[0] ? " AND " : "", linecond);
-		if (r < 0)
-			return r;
-		store_filter_bind(s, f);
-		sqlite3_bind_int64(s, sqlite3_bind_parameter_index(s, ":line"), (sqlite3_int64)line_addr);
-		if (sqlite3_bind_parameter_index(s, ":line2"))
-			sqlite3_bind_int64(s, sqlite3_bind_parameter_index(s, ":line2"), (sqlite3_int64)(line_addr + st->line_size));
-		if (sqlite3_bind_parameter_index(s, ":mask"))
-			sqlite3_bind_int64(s, sqlite3_bind_parameter_index(s, ":mask"), (sqlite3_int64)mask);
-		while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-			uint64_t off = (uint64_t)sqlite3_column_int64(s, 0) & (ls - 1);
-			int32_t pid = sqlite3_column_int(s, 1), tid = sqlite3_column_int(s, 2);
-			uint64_t ip = (uint64_t)sqlite3_column_int64(s, 3);
-			const char *dso = (const char *)sqlite3_column_text(s, 9);
-			uint64_t key[AGG_KEY_WORDS] = {
-				off,
-				((coalesce & STORE_COALESCE_PID) ? (uint64_t)(uint32_t)pid << 32 : 0) |
-				((coalesce & STORE_COALESCE_TID) ? (uint32_t)tid : 0),
-				(coalesce & STORE_COALESCE_IADDR) ? ip : 0,
-				(coalesce & STORE_COALESCE_DSO) ? str_hash(dso) : 0,
-			};
-			long i = pareto_row(&acc, key);
-			if (i < 0) {
-				sqlite3_finalize(s);
-				pareto_acc_fini(&acc);
-				free(acc.rows);
-				return c2c_error_set(err, -ENOMEM, "out of memory");
-			}
-			struct store_pareto_row *row = &acc.rows[i];
-			uint64_t bits = (uint64_t)sqlite3_column_int64(s, 7);
-			row->offset = off;
-			row->pid = (coalesce & STORE_COALESCE_PID) ? pid : -1;
-			row->tid = (coalesce & STORE_COALESCE_TID) ? tid : -1;
-			row->iaddr = (coalesce & STORE_COALESCE_IADDR) ? ip : 0;
-			if ((coalesce & STORE_COALESCE_IADDR) && !row->site)
-				row->site = sqlite3_column_int64(s, 4);
-			if ((coalesce & STORE_COALESCE_DSO) && !row->dso[0])
-				store_copy(row->dso, sizeof(row->dso), dso);
-			c2c_stats_add_bits(&row->stats, bits);
-			store_lat_add(&row->lat, bits, (uint64_t)sqlite3_column_int64(s, 8));
-			int node = sqlite3_column_int(s, 6);
-			if (node >= 0 && node < 64)
-				row->node_mask |= 1ull << node;
-			if (sqlite3_column_type(s, 5) != SQLITE_NULL) {
-				uint64_t cpu = (uint64_t)sqlite3_column_int64(s, 5);
-				if (cpu < 4096 && !(acc.cpus[i][cpu / 64] & (1ull << (cpu % 64)))) {
-					acc.cpus[i][cpu / 64] |= 1ull << (cpu % 64);
-					row->nr_cpus++;
-				}
-			}
-		}
+		struct store_pareto_row *row = &acc.rows[i];
+		struct c2c_stats cs;
+		struct store_lat lat;
+		memset(&cs, 0, sizeof(cs));
+		memset(&lat, 0, sizeof(lat));
+		row->offset = off;
+		row->pid = (coalesce & STORE_COALESCE_PID) ? pid : -1;
+		row->tid = (coalesce & STORE_COALESCE_TID) ? tid : -1;
+		row->iaddr = (coalesce & STORE_COALESCE_IADDR) ? ip : 0;
+		if ((coalesce & STORE_COALESCE_IADDR) && !row->site)
+			row->site = sqlite3_column_int64(s, 4);
+		if ((coalesce & STORE_COALESCE_DSO) && !row->dso[0])
+			store_copy(row->dso, sizeof(row->dso), dso);
+		int c = store_read_stats(s, 6, &cs);
+		c = store_read_lat(s, c, &lat);
+		c2c_stats_add(&row->stats, &cs);
+		store_lat_merge(&row->lat, &lat);
+		row->node_mask |= (uint64_t)sqlite3_column_int64(s, c++);
+		popcount_blob(s, c, acc.cpus[i], 64);
 	}
 	sqlite3_finalize(s);
-	pareto_acc_fini(&acc);
 	if (rc != SQLITE_DONE) {
+		pareto_acc_fini(&acc);
 		free(acc.rows);
 		return store_sqlerr(st, err, "reading a line's Pareto rows");
 	}
+	for (size_t i = 0; i < acc.n; i++) {
+		acc.rows[i].nr_cpus = 0;
+		for (int w = 0; w < 64; w++)
+			acc.rows[i].nr_cpus += (uint32_t)__builtin_popcountll(acc.cpus[i][w]);
+	}
+	pareto_acc_fini(&acc);
 	/* perf's row filter, then its order. */
 	size_t kept = 0;
 	for (size_t i = 0; i < acc.n; i++)

@@ -74,7 +74,7 @@ int store_query_timeline(struct store *st, uint64_t line_addr, const struct stor
 		if (pass == 0)
 			r = asprintf(&sql, "SELECT time, class_bits FROM main.samples%s%s", where,
 				     all ? "" : tf.phys_lines ? " AND (phys_addr & :mask) = :line"
-				     : tf.double_cl ? " AND line IN (:line, :line2)" : " AND line = :line");
+				     : " AND (addr & :mask) = :line");
 		else
 			r = asprintf(&sql, "SELECT time, wait_ns FROM main.lock_waits%s%s", where,
 				     all ? "" : tf.double_cl ? " AND line IN (:line, :line2)" : " AND line = :line");

@@ -35,10 +35,12 @@ int store_get_site(struct store *st, int64_t site_id, struct store_site *out, st
 	out->line = (uint32_t)sqlite3_column_int64(s, 8);
 	sqlite3_finalize(s);
 
-	snprintf(sql, sizeof(sql), "SELECT %s, %s FROM main.agg_pareto WHERE ip = ?", store_stats_cols(), store_lat_cols());
+	snprintf(sql, sizeof(sql), "SELECT %s, %s FROM main.agg_pareto WHERE ip = ?1 AND (?2 < 0 OR pid = ?2)",
+		 store_stats_cols(), store_lat_cols());
 	if ((r = store_prepare(st, &s, sql, err)) < 0)
 		return r;
 	sqlite3_bind_int64(s, 1, (sqlite3_int64)out->ip);
+	sqlite3_bind_int64(s, 2, out->pid);
 	while (sqlite3_step(s) == SQLITE_ROW) {
 		struct c2c_stats cs;
 		struct store_lat lat;
@@ -87,15 +89,30 @@ int store_query_site_accesses(struct store *st, int64_t site_id, const struct st
 	if ((r = store_get_site(st, site_id, &site, err)) < 0)
 		return r;
 	if (asprintf(&sql, "SELECT p.*, o.dsym_start, d.name FROM (SELECT line, off, %s, %s FROM %s.agg_pareto"
-		     " WHERE ip = ?) p LEFT JOIN %s.agg_offset o ON o.line = p.line AND o.off = p.off"
-		     " LEFT JOIN main.dsyms d ON d.id = o.dsym", store_stats_cols(), store_lat_cols(), schema, schema) < 0)
+		     " WHERE ip = ?1 AND (?2 < 0 OR pid = ?2)) p LEFT JOIN %s.agg_offset o ON o.line = p.line AND o.off = p.off"
+		     " LEFT JOIN main.dsyms d ON d.id = o.dsym ORDER BY p.line, p.off", store_stats_cols(), store_lat_cols(),
+		     schema, schema) < 0)
 		return c2c_error_set(err, -ENOMEM, "out of memory");
 	r = store_prepare(st, &s, sql, err);
 	free(sql);
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(s, 1, (sqlite3_int64)site.ip);
+	sqlite3_bind_int64(s, 2, site.pid);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		uint64_t line = (uint64_t)sqlite3_column_int64(s, 0), off = (uint64_t)sqlite3_column_int64(s, 1);
+		if (*n && (*rows)[*n - 1].line_addr == line && (*rows)[*n - 1].offset == off) {
+			/* Another thread at the same place: merge. */
+			struct store_site_access_row *prev = &(*rows)[*n - 1];
+			struct c2c_stats cs;
+			struct store_lat lat;
+			memset(&cs, 0, sizeof(cs));
+			memset(&lat, 0, sizeof(lat));
+			store_read_lat(s, store_read_stats(s, 2, &cs), &lat);
+			c2c_stats_add(&prev->stats, &cs);
+			store_lat_merge(&prev->lat, &lat);
+			continue;
+		}
 		if (store_grow((void **)rows, &cap, *n + 1, sizeof(**rows)) < 0) {
 			sqlite3_finalize(s);
 			free(*rows);

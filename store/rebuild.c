@@ -105,7 +105,7 @@ int agg_rebuild(struct agg *a, struct store *st, const struct store_filter *f, s
 			.tid = sqlite3_column_int(s, 5),
 			.ip = (uint64_t)sqlite3_column_int64(s, 6),
 			.site = sqlite3_column_int64(s, 7),
-			.dsym = sqlite3_column_int64(s, 8),
+			.dsym = sqlite3_column_int64(s, 8),   /* NULL reads as 0: none */
 			.dsym_start = vaddr - (uint64_t)sqlite3_column_int64(s, 9),
 			.bits = (uint64_t)sqlite3_column_int64(s, 10),
 			.weight = (uint64_t)sqlite3_column_int64(s, 11),
@@ -156,6 +156,20 @@ static bool same_filter(const struct store *st, const struct store_filter *f)
 	       o->phys_lines == f->phys_lines;
 }
 
+/* Changes whenever this handle or another connection commits, so temp
+ * aggregates of a reader follow a live writer. */
+static uint64_t data_version(struct store *st)
+{
+	sqlite3_stmt *s;
+	uint64_t v = 0;
+	if (sqlite3_prepare_v2(st->db, "PRAGMA data_version", -1, &s, NULL) == SQLITE_OK) {
+		if (sqlite3_step(s) == SQLITE_ROW)
+			v = (uint64_t)sqlite3_column_int64(s, 0);
+		sqlite3_finalize(s);
+	}
+	return (v << 32) ^ st->generation;
+}
+
 const char *store_agg_schema(struct store *st, const struct store_filter *f, struct c2c_error *err)
 {
 	static const char *const names[] = { "agg_line", "agg_offset", "agg_pareto", "agg_line_cpu", "agg_line_node",
@@ -165,7 +179,8 @@ const char *store_agg_schema(struct store *st, const struct store_filter *f, str
 
 	if (!store_filter_needs_recompute(f))
 		return "main";
-	if (st->tmp_valid && st->tmp_generation == st->generation && same_filter(st, f))
+	uint64_t version = data_version(st);
+	if (st->tmp_valid && st->tmp_generation == version && same_filter(st, f))
 		return "temp";
 	st->tmp_valid = false;
 	if (agg_create_tables(st, "temp", err) < 0)
@@ -182,7 +197,7 @@ const char *store_agg_schema(struct store *st, const struct store_filter *f, str
 	}
 	agg_fini(&a);
 	st->tmp_valid = true;
-	st->tmp_generation = st->generation;
+	st->tmp_generation = version;
 	st->tmp_filter = *f;
 	st->tmp_filter.symbol = NULL;
 	return "temp";

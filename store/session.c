@@ -36,8 +36,8 @@ static const char base_schema[] =
 	" pid INTEGER, dso TEXT);"
 	"CREATE TABLE callchains (id INTEGER PRIMARY KEY, sites BLOB NOT NULL);"
 	"CREATE TABLE samples (id INTEGER PRIMARY KEY, time INTEGER, event INTEGER, cpu INTEGER, node INTEGER,"
-	" pid INTEGER, tid INTEGER, cpumode INTEGER, ip INTEGER, site INTEGER, addr INTEGER, line INTEGER,"
-	" phys_addr INTEGER, class_bits INTEGER, weight INTEGER, ins_lat INTEGER, data_src INTEGER,"
+	" pid INTEGER, tid INTEGER, cpumode INTEGER, ip INTEGER, site INTEGER, addr INTEGER, phys_addr INTEGER,"
+	" class_bits INTEGER, weight INTEGER, ins_lat INTEGER, data_src INTEGER,"
 	" period INTEGER, dsym INTEGER, dsym_offset INTEGER, callchain INTEGER, raw BLOB);"
 	"CREATE TABLE lock_waits (id INTEGER PRIMARY KEY, time INTEGER, pid INTEGER, tid INTEGER, cpu INTEGER,"
 	" lock_addr INTEGER, line INTEGER, flags INTEGER, wait_ns INTEGER, site INTEGER, dsym INTEGER,"
@@ -88,9 +88,9 @@ const char *store_path(const struct store *st)
 static int prepare_writer(struct store *st, struct c2c_error *err)
 {
 	static const char *const sql[STMT__MAX] = {
-		[STMT_SAMPLE] = "INSERT INTO samples (time, event, cpu, node, pid, tid, cpumode, ip, site, addr, line,"
+		[STMT_SAMPLE] = "INSERT INTO samples (time, event, cpu, node, pid, tid, cpumode, ip, site, addr,"
 				" phys_addr, class_bits, weight, ins_lat, data_src, period, dsym, dsym_offset, callchain,"
-				" raw) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+				" raw) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 		[STMT_LOCK] = "INSERT INTO lock_waits (time, pid, tid, cpu, lock_addr, line, flags, wait_ns, site,"
 			      " dsym, callchain) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
 		[STMT_COMM] = "INSERT INTO comms (time, pid, tid, exec, comm) VALUES (?,?,?,?,?)",

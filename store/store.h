@@ -215,6 +215,12 @@ int store_commit(struct store *st, struct c2c_error *err);
  * marks the session finalized, checkpoints the WAL. The writer may keep
  * appending afterwards (live sessions finalize when they stop). */
 int store_finalize(struct store *st, struct c2c_error *err);
+/* Bulk load (imports): until turned off (store_finalize turns it off),
+ * commits use a rollback journal instead of WAL, which writes each new page
+ * once instead of twice. Every commit is still durable and the file valid,
+ * but readers in other connections wait while a commit runs; live sessions
+ * keep WAL. */
+int store_set_bulk_load(struct store *st, bool on, struct c2c_error *err);
 /* Samples written but not yet committed. Producers call store_commit when
  * this reaches their batch size (or once a second for live). */
 uint64_t store_pending(const struct store *st);
@@ -551,5 +557,52 @@ struct store_search_row {
  * data symbols and function names. At most `limit` rows (0 = 100). */
 int store_search(struct store *st, const char *text, size_t limit, struct store_search_row **rows, size_t *n,
 		 struct c2c_error *err);
+
+/* ------------------------------------------------------------------ */
+/* Physical-address columns (store/query_report.c, added by the c2c/report
+ * helper; docs/store-requests.md R1)                                   */
+
+/* The recording's MEM_TOPOLOGY as address ranges per node (kept in meta
+ * "mem_ranges"); the importer sets it, the queries below read it. */
+int store_set_mem_ranges(struct store *st, const struct c2c_mem_range *r, size_t n, struct c2c_error *err);
+/* *out malloc'd (free it); n = 0 when the session has none. */
+int store_get_mem_ranges(struct store *st, struct c2c_mem_range **out, size_t *n);
+
+/* perf's "Node" (as a node bitmask; 0 prints "N/A") and "PA cnt". */
+struct store_phys {
+	uint64_t node_mask;
+	uint64_t pa_cnt;
+	uint64_t last_phys;      /* internal: last counted physical address */
+};
+
+/* What perf sorts lines by after the display counter (its dcacheline key):
+ * the sample cpumode (kernel before user), lines whose data address has a
+ * map before those without, then the address. From the line's first sample. */
+struct store_line_key {
+	uint8_t cpumode;         /* enum c2c_cpumode */
+	bool mapped;
+	int32_t pid;
+};
+
+/* One line of store_query_lines_seq: in = addr (and rows, nrows: the
+ * line's Pareto rows as store_query_line_pareto returned them, same
+ * coalesce keys; may be 0); out = phys, key, seen, and row_phys[] /
+ * row_lat[] (caller-allocated, nrows each, may be NULL). */
+struct store_seq_line {
+	uint64_t addr;
+	const struct store_pareto_row *rows;
+	size_t nrows;
+	struct store_phys phys;
+	struct store_line_key key;
+	bool seen;               /* some sample (after the filter) is on the line */
+	struct store_phys *row_phys;
+	struct store_lat *row_lat;   /* each row's accumulators recomputed in
+	                                sample order: perf's running means exactly */
+};
+/* One scan of the samples in recording order for n lines: perf's
+ * sample-order numbers (Node / PA cnt when the session has a memory
+ * topology, the rows' running means, the tie-break key). */
+int store_query_lines_seq(struct store *st, const struct store_filter *f, unsigned coalesce,
+			  struct store_seq_line *lines, size_t n, struct c2c_error *err);
 
 #endif /* C2C_STORE_H */

@@ -64,6 +64,10 @@ struct agg_ent {
 	uint64_t dsym_start;
 	int64_t site;                /* pareto: a site of this ip */
 	uint64_t lock_waits, lock_wait_ns, lock_wait_max, lock_flags;
+	/* Coarser entries this one always feeds (set when it is created), so
+	 * a sample costs one lookup per chain: Pareto -> offset, line; cell ->
+	 * line x CPU, line x node. */
+	struct agg_ent *up1, *up2;
 	bool dirty;
 };
 
@@ -178,6 +182,7 @@ struct store {
 	char *path;
 	bool writable;
 	bool in_txn;
+	bool bulk;                   /* store_set_bulk_load on */
 	uint32_t line_size;          /* cache line size of the session */
 	sqlite3_stmt *stmt[STMT__MAX];
 

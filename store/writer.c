@@ -258,37 +258,42 @@ int store_add_sample(struct store *st, const struct c2c_sample *smp, const struc
 		return (int)chain;
 
 	bool has_cpu = (smp->has & C2C_HAS_CPU) != 0;
-	uint64_t line = c2c_cl_address(smp->addr, st->line_size, false);
 	sqlite3_stmt *s = st->stmt[STMT_SAMPLE];
+	/* Absent values stay NULL (cleared after each row): fewer binds, and
+	 * NULL tells "not recorded" from 0. */
 	sqlite3_bind_int64(s, 1, (sqlite3_int64)smp->time);
 	sqlite3_bind_int64(s, 2, smp->event);
 	if (has_cpu)
 		sqlite3_bind_int64(s, 3, smp->cpu);
-	else
-		sqlite3_bind_null(s, 3);
 	sqlite3_bind_int64(s, 4, ctx->node);
 	sqlite3_bind_int64(s, 5, smp->pid);
 	sqlite3_bind_int64(s, 6, smp->tid);
 	sqlite3_bind_int(s, 7, smp->cpumode);
 	sqlite3_bind_int64(s, 8, (sqlite3_int64)smp->ip);
-	sqlite3_bind_int64(s, 9, ctx->site);
+	if (ctx->site)
+		sqlite3_bind_int64(s, 9, ctx->site);
 	sqlite3_bind_int64(s, 10, (sqlite3_int64)smp->addr);
-	sqlite3_bind_int64(s, 11, (sqlite3_int64)line);
-	sqlite3_bind_int64(s, 12, (sqlite3_int64)smp->phys_addr);
-	sqlite3_bind_int64(s, 13, (sqlite3_int64)ctx->class_bits);
-	sqlite3_bind_int64(s, 14, (sqlite3_int64)smp->weight);
-	sqlite3_bind_int64(s, 15, smp->ins_lat);
-	sqlite3_bind_int64(s, 16, (sqlite3_int64)smp->data_src);
-	sqlite3_bind_int64(s, 17, (sqlite3_int64)smp->period);
-	sqlite3_bind_int64(s, 18, ctx->dsym);
-	sqlite3_bind_int64(s, 19, (sqlite3_int64)ctx->dsym_offset);
-	sqlite3_bind_int64(s, 20, chain);
+	if (smp->phys_addr)
+		sqlite3_bind_int64(s, 11, (sqlite3_int64)smp->phys_addr);
+	sqlite3_bind_int64(s, 12, (sqlite3_int64)ctx->class_bits);
+	if (smp->weight)
+		sqlite3_bind_int64(s, 13, (sqlite3_int64)smp->weight);
+	if (smp->ins_lat)
+		sqlite3_bind_int64(s, 14, smp->ins_lat);
+	if (smp->has & C2C_HAS_DATA_SRC)
+		sqlite3_bind_int64(s, 15, (sqlite3_int64)smp->data_src);
+	if (smp->has & C2C_HAS_PERIOD)
+		sqlite3_bind_int64(s, 16, (sqlite3_int64)smp->period);
+	if (ctx->dsym) {
+		sqlite3_bind_int64(s, 17, ctx->dsym);
+		sqlite3_bind_int64(s, 18, (sqlite3_int64)ctx->dsym_offset);
+	}
+	if (chain)
+		sqlite3_bind_int64(s, 19, chain);
 	if ((smp->has & C2C_HAS_RAW) && smp->raw && smp->raw_size)
-		sqlite3_bind_blob(s, 21, smp->raw, (int)smp->raw_size, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(s, 21);
+		sqlite3_bind_blob(s, 20, smp->raw, (int)smp->raw_size, SQLITE_STATIC);
 	r = step_done(st, s, err, "writing a sample");
-	sqlite3_bind_null(s, 21);
+	sqlite3_clear_bindings(s);
 	if (r < 0)
 		return r;
 
@@ -379,15 +384,18 @@ int store_finalize(struct store *st, struct c2c_error *err)
 		return r;
 	/* Indexes after the bulk load: building them once is much cheaper
 	 * than maintaining them row by row. */
-	if ((r = store_exec(st, "CREATE INDEX IF NOT EXISTS samples_line ON samples (line);"
-				"CREATE INDEX IF NOT EXISTS samples_time ON samples (time);"
-				"CREATE INDEX IF NOT EXISTS samples_site ON samples (site);"
-				"CREATE INDEX IF NOT EXISTS lock_waits_line ON lock_waits (line);"
-				"CREATE INDEX IF NOT EXISTS lock_waits_time ON lock_waits (time);", err)) < 0)
+	/* No index on samples: every default view reads the aggregates, and
+	 * the views that need samples (time windows, CPU/thread filters,
+	 * timelines) read them in one scan in rowid (recording) order, which
+	 * an index would not speed up; building one would cost more than the
+	 * rest of an import. Lock waits are few: index their line. */
+	if ((r = store_exec(st, "CREATE INDEX IF NOT EXISTS lock_waits_line ON lock_waits (line);", err)) < 0)
 		return r;
 	if ((r = store_set_meta(st, STORE_META_FINALIZED, "1", err)) < 0)
 		return r;
 	if ((r = store_commit(st, err)) < 0)
+		return r;
+	if (st->bulk && (r = store_set_bulk_load(st, false, err)) < 0)
 		return r;
 	/* Fold the WAL back so the single .db file holds everything. */
 	sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
@@ -397,4 +405,23 @@ int store_finalize(struct store *st, struct c2c_error *err)
 uint64_t store_pending(const struct store *st)
 {
 	return st->pending;
+}
+
+int store_set_bulk_load(struct store *st, bool on, struct c2c_error *err)
+{
+	int r;
+
+	if (!st->writable)
+		return c2c_error_set(err, -EROFS, "%s: opened read-only", st->path);
+	if (on == st->bulk)
+		return 0;
+	if (st->in_txn && (r = store_commit(st, err)) < 0)
+		return r;
+	/* A rollback journal copies only the pages a commit changes, while
+	 * WAL writes every new page twice (log, then checkpoint): half the
+	 * I/O for a bulk load. Both keep every commit. */
+	if ((r = store_exec(st, on ? "PRAGMA journal_mode = TRUNCATE;" : "PRAGMA journal_mode = WAL;", err)) < 0)
+		return r;
+	st->bulk = on;
+	return 0;
 }

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,35 @@ static int is_perf_data(const char *path)
 	      (!memcmp(magic, "PERFILE2", 8) || !memcmp(magic, "2ELIFREP", 8));
 	fclose(f);
 	return yes;
+}
+
+static volatile sig_atomic_t import_stop;
+
+static void on_import_signal(int sig)
+{
+	(void)sig;
+	import_stop = 1;
+}
+
+/* Imports with Ctrl-C stopping the import (not the process): the pipeline
+ * commits what it has and returns -EINTR. */
+static int import_file(const char *path, const char *db, struct c2c_error *err)
+{
+	struct import_options io;
+	struct sigaction sa, old_int, old_term;
+	int r;
+
+	memset(&io, 0, sizeof(io));
+	io.stop = &import_stop;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_import_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	r = import_pipeline_file(path, db, &io, err);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	return r;
 }
 
 static void remove_session(const char *db, const char *dir)
@@ -131,7 +161,7 @@ int cmd_open(int argc, char **argv)
 			db = tmpdb;
 		}
 		/* The pipeline draws its progress line on stderr (a terminal). */
-		r = import_pipeline_file(path, db, NULL, &err);
+		r = import_file(path, db, &err);
 		if (r < 0) {
 			fprintf(stderr, "c2ctui open: %s\n", err.msg);
 			status = 1;
@@ -151,7 +181,10 @@ int cmd_open(int argc, char **argv)
 	opt.mode = mode;
 	opt.err = &err;
 	r = tui_explore(st, &opt);
-	if (r < 0) {
+	if (r == -EINTR) {
+		/* Killed by a quit signal: the shell's convention, no message. */
+		status = 128 + tui_quit_signal();
+	} else if (r < 0) {
 		fprintf(stderr, "c2ctui open: %s\n", err.msg);
 		status = 1;
 	}

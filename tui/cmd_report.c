@@ -29,7 +29,10 @@ static void usage(FILE *out)
 		"      --stats              only the summary sections\n"
 		"      --phys-lines         lines keyed by physical address\n"
 		"      --time FROM,TO       only samples in this window (seconds, perf clock; either may be empty)\n"
-		"  -h, --help               this text\n");
+		"  -h, --help               this text\n"
+		"  --diff BEFORE.db AFTER.db  two sessions matched side by side (see c2ctui diff)\n"
+		"  --types | --layout TYPE | --verdicts | --assign TYPE@ADDR\n"
+		"                           data types, layouts, sharing verdicts (report --types -h)\n");
 }
 
 static int parse_coalesce(const char *s, unsigned *out)
@@ -116,9 +119,19 @@ int cmd_report(int argc, char **argv)
 	char *end;
 	int c, rc;
 
+	/* --diff and the types sections have their own front ends (cmd_diff.c,
+	 * view_layout.c); hand them the whole command line. */
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--diff"))
+			return cmd_report_diff(argc, argv);
+		if (!strcmp(argv[i], "--types") || !strcmp(argv[i], "--layout") ||
+		    !strncmp(argv[i], "--layout=", 9) || !strcmp(argv[i], "--verdicts") ||
+		    !strcmp(argv[i], "--assign") || !strncmp(argv[i], "--assign=", 9))
+			return cmd_report_types(argc, argv);
+	}
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+i:d:c:Nh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:d:c:Nh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			input = optarg;

@@ -9,5 +9,10 @@ int cmd_open(int argc, char **argv);
 int cmd_live(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+/* `report --diff BEFORE.db AFTER.db`: the diff as text/CSV/JSON (tui/cmd_diff.c). */
+int cmd_report_diff(int argc, char **argv);
+/* `report S.db --types | --layout TYPE | --verdicts`: types, layouts and
+ * line verdicts as text (tui/view_layout.c). */
+int cmd_report_types(int argc, char **argv);
 
 #endif /* C2C_COMMANDS_H */

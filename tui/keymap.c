@@ -80,6 +80,7 @@ static const struct binding bindings[] = {
 	{ "line", TK_TAB, ACT_PANE },
 	{ "line", 'w', ACT_WORDS },
 	{ "cpus", TK_TAB, ACT_PANE },
+	{ "difflayout", TK_TAB, ACT_PANE },   /* the after build's layout (view_diff.c) */
 	{ "timeline", 'm', ACT_MARK },
 	{ "timeline", ' ', ACT_MARK },
 	{ "sort", TK_LEFT, ACT_PICK_LEFT },

@@ -28,6 +28,7 @@ void live_cli_usage(const char *cmd, FILE *out)
 		"  --sw-event NAME  add a software event (cpu-clock, page-faults, ...)\n"
 		"  --mmap-pages N   ring buffer pages per CPU (power of two, default 256)\n"
 		"  --sysfs-root DIR read PMUs from DIR/bus/event_source/devices (tests)\n"
+		"  --tracefs DIR    tracefs mount point (default: found in /sys/kernel)\n"
 		"  -q               no notes, only errors and the summary\n"
 		"Ctrl-C, SIGTERM or SIGHUP stop collection and finalize the session.\n",
 		cmd, !strcmp(cmd, "live") ? "live-<time>.db" : "c2ctui.db");
@@ -155,6 +156,9 @@ int live_cli_parse(struct live_cli *cli, int argc, char **argv, const char *defa
 			if (!rc && (v == 0 || (v & (v - 1)) || v > 65536))
 				rc = c2c_error_set(err, -EINVAL, "--mmap-pages must be a power of two");
 			cli->opt.mmap_pages = (unsigned)v;
+		} else if (!strcmp(a, "--tracefs")) {
+			NEED_VAL();
+			cli->opt.tracefs = val;
 		} else if (!strcmp(a, "--sysfs-root")) {
 			NEED_VAL();
 			cli->opt.sysfs_root = val;

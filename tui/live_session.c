@@ -20,15 +20,27 @@
 #include "collector/tracepoint.h"
 #include "store/store.h"
 
-#define CTX_MARKER_MIN 0xfffffffffffff001ull   /* PERF_CONTEXT_* */
-#define CTX_KERNEL 0xffffffffffffff80ull        /* PERF_CONTEXT_KERNEL (-128) */
-#define CTX_USER 0xfffffffffffffe00ull          /* PERF_CONTEXT_USER (-512) */
+#define CTX_MAX ((uint64_t)-4095)     /* PERF_CONTEXT_* markers are >= this */
+#define CTX_HV ((uint64_t)-32)
+#define CTX_KERNEL ((uint64_t)-128)
+#define CTX_USER ((uint64_t)-512)
+#define CTX_GUEST_KERNEL ((uint64_t)-2176)
+#define CTX_GUEST_USER ((uint64_t)-2560)
+#define MAX_CHAIN 256
 #define SITE_CACHE_BITS 16
 
 struct site_slot {
 	uint64_t ip;
 	int32_t pid;
 	int64_t id;
+};
+
+struct dsym_slot {
+	uint64_t addr;
+	int32_t pid;
+	bool used;
+	int64_t id;
+	uint64_t start;
 };
 
 struct live_session {
@@ -41,8 +53,8 @@ struct live_session {
 	int32_t *cpu_node;
 	uint32_t nr_cpu_node;
 	struct site_slot *sites;             /* (pid, ip) -> site id */
-	int64_t *chain_buf;
-	uint32_t chain_cap;
+	struct dsym_slot *dsyms;             /* (pid, addr) -> data symbol id */
+	int64_t chain_buf[MAX_CHAIN];
 	uint64_t per_event[16];
 	uint64_t samples, lock_waits, lock_wait_ns;
 	atomic_uint_fast64_t commits;
@@ -57,38 +69,45 @@ static double elapsed(const struct timespec *a, const struct timespec *b)
 	return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
 }
 
-static bool is_kernel_ip(uint64_t ip)
+/* ---- symbolization into interned store ids ----------------------------
+ * These follow tui/import_pipeline.c rule for rule (which sites are shared
+ * by all processes, the data-symbol fallback to the map name, call-chain
+ * modes, where a lock wait's caller is, the order lock waits and samples
+ * are written), so that a live session and an import of the same records
+ * hold the same aggregates (tests/e2e/live_vs_import.sh checks it). */
+
+static bool kernel_mode(uint8_t cpumode)
 {
-	return ip >= 0xffff800000000000ull;
+	return cpumode == C2C_MODE_KERNEL || cpumode == C2C_MODE_GUEST_KERNEL;
 }
 
-/* ---- symbolization into interned store ids ---------------------------- */
+static size_t cache_slot(uint64_t addr, int32_t pid)
+{
+	uint64_t h = (addr ^ ((uint64_t)(uint32_t)pid << 40)) * 0x9e3779b97f4a7c15ull;
+	return (size_t)(h >> (64 - SITE_CACHE_BITS));
+}
 
 static int64_t site_of(struct live_session *ls, int32_t pid, int32_t tid, uint8_t cpumode, uint64_t ip)
 {
-	int32_t key_pid = is_kernel_ip(ip) ? -1 : pid;
-	size_t mask = ((size_t)1 << SITE_CACHE_BITS) - 1;
-	size_t h = (size_t)((ip * 0x9e3779b97f4a7c15ull) ^ (uint64_t)(uint32_t)key_pid * 0xff51afd7ed558ccdull) >> 20 & mask;
-	struct site_slot *slot = &ls->sites[h];
 	struct sym_code code;
+	struct site_slot *slot;
 	struct store_site_info info;
+	int32_t key_pid;
 	int64_t id;
 
 	if (!ip)
 		return 0;
+	memset(&code, 0, sizeof(code));
+	if (symtab_resolve_ip(ls->sym, pid, tid, cpumode, ip, &code) < 0)
+		return c2c_error_set(&ls->err, -ENOMEM, "out of memory resolving symbols");
+	/* Kernel code is shared by every process: one site per address. */
+	key_pid = (code.dso && !strncmp(code.dso, "[kernel", 7)) || kernel_mode(cpumode) ? -1 : pid;
+	slot = &ls->sites[cache_slot(ip, key_pid)];
 	if (slot->id > 0 && slot->ip == ip && slot->pid == key_pid)
 		return slot->id;
-	if (symtab_resolve_ip(ls->sym, pid, tid, cpumode, ip, &code) < 0)
-		return -ENOMEM;
 	info = (struct store_site_info){
-		.ip = ip,
-		.pid = key_pid,
-		.cpumode = is_kernel_ip(ip) ? C2C_MODE_KERNEL : cpumode,
-		.function = code.status == SYM_OK ? code.function : NULL,
-		.offset = code.offset,
-		.dso = code.dso,
-		.file = code.srcfile,
-		.line = code.line,
+		.ip = ip, .pid = key_pid, .cpumode = cpumode, .function = code.function,
+		.offset = code.offset, .dso = code.dso, .file = code.srcfile, .line = code.line,
 	};
 	id = store_site_intern(ls->st, &info, &ls->err);
 	if (id > 0)
@@ -97,49 +116,71 @@ static int64_t site_of(struct live_session *ls, int32_t pid, int32_t tid, uint8_
 }
 
 static int64_t dsym_of(struct live_session *ls, int32_t pid, int32_t tid, uint8_t cpumode, uint64_t addr,
-		       uint64_t *offset)
+		       uint64_t *start)
 {
 	struct sym_data d;
 	struct store_dsym_info info;
+	int32_t key_pid = kernel_mode(cpumode) ? -1 : pid;
+	struct dsym_slot *slot = &ls->dsyms[cache_slot(addr, key_pid)];
+	int64_t id;
 
-	*offset = 0;
-	if (!addr || symtab_resolve_data(ls->sym, pid, tid, cpumode, addr, &d) < 0 || !d.symbol)
+	*start = 0;
+	if (!addr)
 		return 0;
-	info = (struct store_dsym_info){
-		.name = d.symbol,
-		.start = d.sym_start,
-		.size = d.sym_size,
-		.pid = is_kernel_ip(addr) ? -1 : pid,
-		.dso = d.dso,
-	};
-	*offset = addr - d.sym_start;
-	return store_dsym_intern(ls->st, &info, &ls->err);
+	if (slot->used && slot->addr == addr && slot->pid == key_pid) {
+		*start = slot->start;
+		return slot->id;
+	}
+	memset(&d, 0, sizeof(d));
+	if (symtab_resolve_data(ls->sym, pid, tid, cpumode, addr, &d) < 0)
+		return c2c_error_set(&ls->err, -ENOMEM, "out of memory resolving symbols");
+	info = (struct store_dsym_info){ .pid = key_pid, .dso = d.dso };
+	if (d.symbol) {
+		info.name = d.symbol;
+		info.start = d.sym_start;
+		info.size = d.sym_size;
+	} else if (d.dso) {
+		/* No object symbol: the region's map name ("[heap]", "//anon"). */
+		info.name = d.dso;
+		info.start = d.map_start;
+	} else {
+		*slot = (struct dsym_slot){ addr, key_pid, true, 0, 0 };
+		return 0;
+	}
+	if (info.start > addr)
+		info.start = addr;
+	id = store_dsym_intern(ls->st, &info, &ls->err);
+	if (id > 0) {
+		*slot = (struct dsym_slot){ addr, key_pid, true, id, info.start };
+		*start = info.start;
+	}
+	return id;
 }
 
 /* Call chain -> site ids, innermost first, context markers dropped. */
-static int chain_sites(struct live_session *ls, int32_t pid, int32_t tid, const uint64_t *chain, uint32_t nr,
-		       uint32_t *out_nr)
+static int chain_sites(struct live_session *ls, int32_t pid, int32_t tid, uint8_t cpumode, const uint64_t *chain,
+		       uint32_t nr, uint32_t *out_nr)
 {
-	uint8_t mode = C2C_MODE_KERNEL;
+	uint8_t mode = cpumode;
 	uint32_t n = 0;
 
-	if (nr > ls->chain_cap) {
-		int64_t *nb = realloc(ls->chain_buf, nr * sizeof(*nb));
-		if (!nb)
-			return -ENOMEM;
-		ls->chain_buf = nb;
-		ls->chain_cap = nr;
-	}
-	for (uint32_t i = 0; i < nr; i++) {
+	for (uint32_t i = 0; i < nr && n < MAX_CHAIN; i++) {
+		uint64_t ip = chain[i];
 		int64_t id;
-		if (chain[i] >= CTX_MARKER_MIN) {
-			if (chain[i] == CTX_KERNEL)
+		if (ip >= CTX_MAX) {
+			if (ip == CTX_KERNEL)
 				mode = C2C_MODE_KERNEL;
-			else if (chain[i] == CTX_USER)
+			else if (ip == CTX_USER)
 				mode = C2C_MODE_USER;
+			else if (ip == CTX_HV)
+				mode = C2C_MODE_HYPERVISOR;
+			else if (ip == CTX_GUEST_KERNEL)
+				mode = C2C_MODE_GUEST_KERNEL;
+			else if (ip == CTX_GUEST_USER)
+				mode = C2C_MODE_GUEST_USER;
 			continue;
 		}
-		id = site_of(ls, pid, tid, mode, chain[i]);
+		id = site_of(ls, pid, tid, mode, ip);
 		if (id < 0)
 			return (int)id;
 		if (id > 0)
@@ -149,45 +190,49 @@ static int chain_sites(struct live_session *ls, int32_t pid, int32_t tid, const 
 	return 0;
 }
 
-struct name_ctx {
-	struct live_session *ls;
-	int32_t pid, tid;
-};
-
-static const char *frame_name(void *ctx, uint64_t ip)
+static const char *kernel_name_of(void *ctx, uint64_t ip)
 {
-	struct name_ctx *c = ctx;
+	struct live_session *ls = ctx;
 	struct sym_code code;
 
-	if (symtab_resolve_ip(c->ls->sym, c->pid, c->tid, is_kernel_ip(ip) ? C2C_MODE_KERNEL : C2C_MODE_USER,
-			      ip, &code) < 0 || code.status != SYM_OK)
+	memset(&code, 0, sizeof(code));
+	if (symtab_resolve_ip(ls->sym, -1, -1, C2C_MODE_KERNEL, ip, &code) < 0)
 		return NULL;
 	return code.function;
 }
 
 static int add_lock_wait(struct live_session *ls, const struct lockwait *w)
 {
-	struct name_ctx nc = { ls, w->pid, w->tid };
 	struct store_lock_wait sw = {
 		.time = w->time, .pid = w->pid, .tid = w->tid, .cpu = w->cpu,
 		.lock_addr = w->lock_addr, .flags = w->flags, .wait_ns = w->wait_ns,
 	};
-	uint64_t off;
-	int idx, rc;
+	uint64_t start;
+	int rc;
 
-	idx = lockwait_caller_index(w->callchain, w->nr_callchain, frame_name, &nc);
-	if (idx >= 0) {
-		sw.site = site_of(ls, w->pid, w->tid, w->cpumode, w->callchain[idx]);
-		if (sw.site < 0)
-			return (int)sw.site;
+	if (w->nr_callchain) {
+		int idx = lockwait_caller_index(w->callchain, w->nr_callchain, kernel_name_of, ls);
+		if (idx >= 0) {
+			/* The chain's mode at idx: kernel unless a USER marker came first. */
+			uint8_t mode = w->cpumode;
+			for (int i = 0; i < idx; i++) {
+				if (w->callchain[i] == CTX_USER)
+					mode = C2C_MODE_USER;
+				else if (w->callchain[i] == CTX_KERNEL)
+					mode = C2C_MODE_KERNEL;
+			}
+			sw.site = site_of(ls, w->pid, w->tid, mode, w->callchain[idx]);
+			if (sw.site < 0)
+				return (int)sw.site;
+		}
+		rc = chain_sites(ls, w->pid, w->tid, w->cpumode, w->callchain, w->nr_callchain, &sw.nr_chain_sites);
+		if (rc < 0)
+			return rc;
+		sw.chain_sites = sw.nr_chain_sites ? ls->chain_buf : NULL;
 	}
-	sw.dsym = dsym_of(ls, w->pid, w->tid, C2C_MODE_KERNEL, w->lock_addr, &off);
+	sw.dsym = dsym_of(ls, w->pid, w->tid, C2C_MODE_KERNEL, w->lock_addr, &start);
 	if (sw.dsym < 0)
 		return (int)sw.dsym;
-	rc = chain_sites(ls, w->pid, w->tid, w->callchain, w->nr_callchain, &sw.nr_chain_sites);
-	if (rc < 0)
-		return rc;
-	sw.chain_sites = sw.nr_chain_sites ? ls->chain_buf : NULL;
 	rc = store_add_lock_wait(ls->st, &sw, &ls->err);
 	if (rc < 0)
 		return rc;
@@ -203,25 +248,35 @@ static int on_sample(void *ctx, const struct live_event *ev, const struct c2c_sa
 	struct live_session *ls = ctx;
 	struct store_sample_ctx sc = { .node = -1 };
 	struct lockwait w;
+	uint64_t start = 0;
+	uint32_t cpu;
 	int rc;
 
-	if ((s->has & C2C_HAS_CPU) && s->cpu < ls->nr_cpu_node)
-		sc.node = ls->cpu_node[s->cpu];
+	/* Lock waits first, as the import pipeline does. */
+	if ((s->has & C2C_HAS_RAW) && s->raw_size) {
+		rc = lockwait_feed_raw(ls->pairer, ls->dec, s, &w, &ls->err);
+		if (rc < 0)
+			return rc;
+		if (rc == 1 && (rc = add_lock_wait(ls, &w)) < 0)
+			return rc;
+	}
+	bool dmapped = s->addr && symtab_addr_mapped(ls->sym, s->pid, s->tid, s->cpumode, s->addr);
+	bool imapped = symtab_ip_mapped(ls->sym, s->pid, s->tid, s->ip);
+	sc.class_bits = c2c_classify(s->data_src, s->addr, dmapped, imapped);
+	/* perf accounts a sample without a CPU to CPU 0's node. */
+	cpu = (s->has & C2C_HAS_CPU) ? s->cpu : 0;
+	sc.node = cpu < ls->nr_cpu_node ? ls->cpu_node[cpu] : -1;
+	if (sc.node < 0 && ls->nr_cpu_node == 0)
+		sc.node = 0;
 	sc.site = site_of(ls, s->pid, s->tid, s->cpumode, s->ip);
 	if (sc.site < 0)
 		return (int)sc.site;
-	if (s->has & C2C_HAS_DATA_SRC) {
-		bool dmapped = symtab_addr_mapped(ls->sym, s->pid, s->tid, s->cpumode, s->addr);
-		bool imapped = symtab_ip_mapped(ls->sym, s->pid, s->tid, s->ip);
-		sc.class_bits = c2c_classify(s->data_src, s->addr, dmapped, imapped);
-	}
-	if (s->has & C2C_HAS_ADDR) {
-		sc.dsym = dsym_of(ls, s->pid, s->tid, s->cpumode, s->addr, &sc.dsym_offset);
-		if (sc.dsym < 0)
-			return (int)sc.dsym;
-	}
+	sc.dsym = dsym_of(ls, s->pid, s->tid, s->cpumode, s->addr, &start);
+	if (sc.dsym < 0)
+		return (int)sc.dsym;
+	sc.dsym_offset = sc.dsym ? s->addr - start : 0;
 	if ((s->has & C2C_HAS_CALLCHAIN) && s->nr_callchain) {
-		rc = chain_sites(ls, s->pid, s->tid, s->callchain, s->nr_callchain, &sc.nr_chain_sites);
+		rc = chain_sites(ls, s->pid, s->tid, s->cpumode, s->callchain, s->nr_callchain, &sc.nr_chain_sites);
 		if (rc < 0)
 			return rc;
 		sc.chain_sites = sc.nr_chain_sites ? ls->chain_buf : NULL;
@@ -232,13 +287,6 @@ static int on_sample(void *ctx, const struct live_event *ev, const struct c2c_sa
 	ls->samples++;
 	if (ev->attr.index < 16)
 		ls->per_event[ev->attr.index]++;
-	if (ev->kind == LIVE_EV_TRACEPOINT) {
-		rc = lockwait_feed_raw(ls->pairer, ls->dec, s, &w, &ls->err);
-		if (rc < 0)
-			return rc;
-		if (rc == 1)
-			return add_lock_wait(ls, &w);
-	}
 	return 0;
 }
 
@@ -421,6 +469,35 @@ static int write_meta(struct live_session *ls, const char *kind, const char *cmd
 
 /* ---- lifecycle ----------------------------------------------------------- */
 
+/* The session appears under its name only once it is a complete, committed
+ * session (schema, metadata, events, topology): it is built under a hidden
+ * name and renamed, so a SIGKILL at any moment never leaves a file at path
+ * that is not a session. */
+static int create_session(struct live_session *ls, const char *path, const char *kind, const char *cmdline,
+			  struct c2c_error *err)
+{
+	char tmp[4096];
+	const char *slash = strrchr(path, '/');
+	int rc;
+
+	if (slash)
+		snprintf(tmp, sizeof(tmp), "%.*s/.%s.creating", (int)(slash - path), path, slash + 1);
+	else
+		snprintf(tmp, sizeof(tmp), ".%s.creating", path);
+	unlink(tmp);
+	if ((rc = store_create(&ls->st, tmp, err)) < 0)
+		return rc;
+	rc = write_meta(ls, kind, cmdline, err);
+	store_close(ls->st);  /* last connection: the WAL folds into the file */
+	ls->st = NULL;
+	if (rc == 0 && link(tmp, path) < 0)
+		rc = c2c_error_set(err, -errno, "cannot create %s: %s", path, strerror(errno));
+	unlink(tmp);
+	if (rc < 0)
+		return rc;
+	return store_open(&ls->st, path, STORE_OPEN_APPEND, err);
+}
+
 int live_session_new(struct live_session **out, const char *path, const struct live_options *opt,
 		     const char *source_kind, const char *cmdline, struct c2c_error *err)
 {
@@ -434,7 +511,10 @@ int live_session_new(struct live_session **out, const char *path, const struct l
 	if (!ls)
 		return c2c_error_set(err, -ENOMEM, "out of memory");
 	ls->sites = calloc((size_t)1 << SITE_CACHE_BITS, sizeof(*ls->sites));
-	if (!ls->sites) {
+	ls->dsyms = calloc((size_t)1 << SITE_CACHE_BITS, sizeof(*ls->dsyms));
+	if (!ls->sites || !ls->dsyms) {
+		free(ls->sites);
+		free(ls->dsyms);
 		free(ls);
 		return c2c_error_set(err, -ENOMEM, "out of memory");
 	}
@@ -463,9 +543,7 @@ int live_session_new(struct live_session **out, const char *path, const struct l
 		if ((rc = tp_decoder_load_tracefs(ls->dec, tracefs, sys, colon + 1, err)) < 0)
 			goto fail;
 	}
-	if ((rc = store_create(&ls->st, path, err)) < 0)
-		goto fail;
-	if ((rc = write_meta(ls, source_kind, cmdline, err)) < 0)
+	if ((rc = create_session(ls, path, source_kind, cmdline, err)) < 0)
 		goto fail;
 	ls->sink = (struct live_sink){ ls, on_sample, on_mmap, on_comm, on_task, on_flush };
 	*out = ls;
@@ -486,7 +564,7 @@ void live_session_free(struct live_session *ls)
 	lockwait_free(ls->pairer);
 	free(ls->cpu_node);
 	free(ls->sites);
-	free(ls->chain_buf);
+	free(ls->dsyms);
 	free(ls);
 }
 

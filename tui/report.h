@@ -42,6 +42,8 @@ struct report_line {
 	struct store_line_row row;
 	struct store_pareto_row *pareto; /* owned */
 	size_t npareto;
+	struct store_phys phys;          /* "Node" and "PA cnt" of the line */
+	struct store_phys *pareto_phys;  /* owned, npareto entries */
 };
 
 /* Everything the printers need; owned by the model (report_model_fini). */
@@ -109,8 +111,9 @@ struct report_pareto_cols {
 	char source[192];                /* "file:line" or "" */
 	char nodes[256];                 /* "0 1", or with -N "0{ 4 100.0% 50.0%}" */
 };
-void report_pareto_cols(const struct report_model *m, const struct report_line *l,
-			const struct store_pareto_row *r, struct report_pareto_cols *c);
+/* Row j of line l. */
+void report_pareto_cols(const struct report_model *m, const struct report_line *l, size_t j,
+			struct report_pareto_cols *c);
 
 /* "Cachelines sort on" value, e.g. "Total HITMs". */
 const char *report_sort_title(const struct report_model *m);

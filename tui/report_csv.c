@@ -83,7 +83,7 @@ int report_print_csv(const struct report_model *m, FILE *out)
 			struct report_pareto_cols c;
 			char cy[3][32];
 
-			report_pareto_cols(m, l, r, &c);
+			report_pareto_cols(m, l, j, &c);
 			fprintf(out, "pareto,%" PRIu64 ",", l->row.rank);
 			cpct(out, c.rmt_pct, 2);
 			fputc(',', out);

@@ -3,10 +3,7 @@
  * temporary session through the import pipeline. Anything else is refused
  * by store_open with one sentence naming the file. */
 #include "tui/report.h"
-#if __has_include("tui/import_pipeline.h")
 #include "tui/import_pipeline.h"
-#define HAVE_IMPORT_PIPELINE 1
-#endif
 
 #include <errno.h>
 #include <stdio.h>
@@ -46,11 +43,11 @@ int report_input_open(struct report_input *in, const char *path, struct c2c_erro
 		return c2c_error_set(err, rc, "cannot make a temporary directory: %s", strerror(-rc));
 	}
 	snprintf(in->tmpdb, sizeof(in->tmpdb), "%s/session.db", in->tmpdir);
-#ifdef HAVE_IMPORT_PIPELINE
-	rc = import_pipeline_file(path, in->tmpdb, NULL, err);
-#else
-	rc = c2c_error_set(err, -ENOSYS, "%s: importing a perf.data needs the import pipeline", path);
-#endif
+	{
+		struct import_options io = { .no_progress = true };
+
+		rc = import_pipeline_file(path, in->tmpdb, &io, err);
+	}
 	if (rc < 0) {
 		report_input_close(in);
 		return rc;

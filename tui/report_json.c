@@ -84,12 +84,12 @@ static void jmean(FILE *out, const char *key, double mean)
 
 #define U(k, v) do { jkey(out, k); fprintf(out, "%" PRIu64 ",", (uint64_t)(v)); } while (0)
 
-static void jpareto(const struct report_model *m, const struct report_line *l,
-		    const struct store_pareto_row *r, FILE *out)
+static void jpareto(const struct report_model *m, const struct report_line *l, size_t j, FILE *out)
 {
+	const struct store_pareto_row *r = &l->pareto[j];
 	struct report_pareto_cols c;
 
-	report_pareto_cols(m, l, r, &c);
+	report_pareto_cols(m, l, j, &c);
 	fputc('{', out);
 	jkey(out, "rmt_pct"); jpct(out, c.rmt_pct, 2); fputc(',', out);
 	jkey(out, "lcl_pct"); jpct(out, c.lcl_pct, 2); fputc(',', out);
@@ -145,7 +145,7 @@ static void jline(const struct report_model *m, const struct report_line *l, FIL
 	for (size_t j = 0; j < l->npareto; j++) {
 		if (j)
 			fputc(',', out);
-		jpareto(m, l, &l->pareto[j], out);
+		jpareto(m, l, j, out);
 	}
 	fputs("]}", out);
 }

@@ -17,6 +17,115 @@ static void filter_from_opts(struct store_filter *f, const struct report_opts *o
 	f->phys_lines = o->phys_lines;
 }
 
+/* Lines with the same display counter: perf keeps them in its line-key
+ * order (kernel before user samples, lines whose data address has a map
+ * before those without, then address), the store in address order. The
+ * keys come from one ordered scan, made only when there are ties. */
+struct tie {
+	struct store_line_row row;
+	struct store_line_key key;
+};
+
+static int tie_cmp(const struct tie *a, const struct tie *b)
+{
+	if (a->key.cpumode != b->key.cpumode)
+		return a->key.cpumode < b->key.cpumode ? -1 : 1;
+	if (a->key.mapped != b->key.mapped)
+		return a->key.mapped ? -1 : 1;
+	if (a->row.addr != b->row.addr)
+		return a->row.addr < b->row.addr ? -1 : 1;
+	return 0;
+}
+
+static int order_ties(struct store *st, const struct store_filter *f, enum c2c_display d,
+		      struct store_line_row *rows, size_t n, struct c2c_error *err)
+{
+	struct store_seq_line *seq;
+	struct tie *t;
+	bool ties = false;
+	int rc;
+
+	for (size_t i = 1; i < n && !ties; i++)
+		ties = c2c_line_cmp(&rows[i - 1].stats, &rows[i].stats, d) == 0;
+	if (!ties)
+		return 0;
+	seq = calloc(n, sizeof(*seq));
+	t = calloc(n, sizeof(*t));
+	if (!seq || !t) {
+		free(seq);
+		free(t);
+		return c2c_error_set(err, -ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < n; i++)
+		seq[i].addr = rows[i].addr;
+	rc = store_query_lines_seq(st, f, STORE_COALESCE_DEFAULT, seq, n, err);
+	for (size_t i = 0; rc >= 0 && i < n; i++) {
+		t[i].row = rows[i];
+		t[i].key = seq[i].key;
+	}
+	/* stable insertion sort inside each run of equal display counters */
+	for (size_t i = 0; rc >= 0 && i < n;) {
+		size_t j = i + 1;
+
+		while (j < n && c2c_line_cmp(&t[i].row.stats, &t[j].row.stats, d) == 0)
+			j++;
+		for (size_t a = i + 1; a < j; a++) {
+			struct tie x = t[a];
+			size_t b = a;
+
+			for (; b > i && tie_cmp(&t[b - 1], &x) > 0; b--)
+				t[b] = t[b - 1];
+			t[b] = x;
+		}
+		i = j;
+	}
+	for (size_t i = 0; rc >= 0 && i < n; i++)
+		rows[i] = t[i].row;
+	free(seq);
+	free(t);
+	return rc < 0 ? rc : 0;
+}
+
+/* The numbers perf computes sample by sample (Node, PA cnt, the rows'
+ * running means), for every printed line in one scan. */
+static int fill_sequence(struct report_model *m, struct store *st, const struct store_filter *f,
+			 struct c2c_error *err)
+{
+	struct store_seq_line *seq = calloc(m->nlines ? m->nlines : 1, sizeof(*seq));
+	struct store_lat **lat = calloc(m->nlines ? m->nlines : 1, sizeof(*lat));
+	int rc = 0;
+
+	if (!seq || !lat)
+		rc = c2c_error_set(err, -ENOMEM, "out of memory");
+	for (size_t i = 0; rc >= 0 && i < m->nlines; i++) {
+		struct report_line *l = &m->lines[i];
+
+		l->pareto_phys = calloc(l->npareto ? l->npareto : 1, sizeof(*l->pareto_phys));
+		lat[i] = calloc(l->npareto ? l->npareto : 1, sizeof(**lat));
+		if (!l->pareto_phys || !lat[i]) {
+			rc = c2c_error_set(err, -ENOMEM, "out of memory");
+			break;
+		}
+		seq[i] = (struct store_seq_line){ .addr = l->row.addr, .rows = l->pareto, .nrows = l->npareto,
+						  .row_phys = l->pareto_phys, .row_lat = lat[i] };
+	}
+	if (rc >= 0)
+		rc = store_query_lines_seq(st, f, m->opts.coalesce, seq, m->nlines, err);
+	for (size_t i = 0; i < m->nlines; i++) {
+		if (rc >= 0) {
+			m->lines[i].phys = seq[i].phys;
+			/* the rows' averages as perf keeps them: one running mean per row */
+			for (size_t j = 0; j < m->lines[i].npareto; j++)
+				m->lines[i].pareto[j].lat = lat[i][j];
+		}
+		if (lat)
+			free(lat[i]);
+	}
+	free(lat);
+	free(seq);
+	return rc < 0 ? rc : 0;
+}
+
 int report_model_build(struct report_model *m, struct store *st, const char *input,
 		       const struct report_opts *o, struct c2c_error *err)
 {
@@ -50,10 +159,17 @@ int report_model_build(struct report_model *m, struct store *st, const char *inp
 	q.sort = STORE_SORT_HITM;
 	q.show_all = o->show_all;
 	q.filter = f;
-	q.limit = o->max_lines;
+	q.limit = 0; /* ties are re-ordered below, then --lines applies */
 	rc = store_query_lines(st, &q, &rows, &nrows, &m->lines_total, err);
 	if (rc < 0)
 		return rc;
+	rc = order_ties(st, &f, m->display, rows, nrows, err);
+	if (rc < 0) {
+		free(rows);
+		return rc;
+	}
+	if (o->max_lines && nrows > o->max_lines)
+		nrows = (size_t)o->max_lines;
 	m->lines = calloc(nrows ? nrows : 1, sizeof(*m->lines));
 	if (!m->lines) {
 		free(rows);
@@ -63,6 +179,7 @@ int report_model_build(struct report_model *m, struct store *st, const char *inp
 		struct report_line *l = &m->lines[i];
 
 		l->row = rows[i];
+		l->row.rank = i;
 		m->nlines++;
 		/* perf hides Pareto rows without stores or a record of the
 		 * display kind even with --show-all */
@@ -74,13 +191,15 @@ int report_model_build(struct report_model *m, struct store *st, const char *inp
 		}
 	}
 	free(rows);
-	return 0;
+	return fill_sequence(m, st, &f, err);
 }
 
 void report_model_fini(struct report_model *m)
 {
-	for (size_t i = 0; i < m->nlines; i++)
+	for (size_t i = 0; i < m->nlines; i++) {
 		free(m->lines[i].pareto);
+		free(m->lines[i].pareto_phys);
+	}
 	free(m->lines);
 	free(m->events);
 	memset(m, 0, sizeof(*m));
@@ -168,6 +287,16 @@ size_t report_shared_values(const struct report_model *m, struct report_value *v
 
 /* ---- lines and Pareto rows ---- */
 
+/* perf's nodestr: the node list ("0", "0-1"), "N/A" when empty */
+static void phys_node_str(uint64_t mask, char *buf, size_t size)
+{
+	if (!mask)
+		snprintf(buf, size, "N/A");
+	else
+		c2c_bitmap_format(&mask, 64, buf, size);
+}
+
+
 void report_line_cols(const struct report_model *m, const struct report_line *l, struct report_line_cols *c)
 {
 	const struct c2c_stats *s = &l->row.stats;
@@ -193,11 +322,8 @@ void report_line_cols(const struct report_model *m, const struct report_line *l,
 	c->ld_rmthitm = s->rmt_hitm;
 	c->dram_lcl = s->lcl_dram;
 	c->dram_rmt = s->rmt_dram;
-	if (l->row.home_node >= 0)
-		snprintf(c->node, sizeof(c->node), "%d", l->row.home_node);
-	else
-		snprintf(c->node, sizeof(c->node), "N/A");
-	c->pa_cnt = 0; /* see docs/store-requests.md R1 */
+	phys_node_str(l->phys.node_mask, c->node, sizeof(c->node));
+	c->pa_cnt = l->phys.pa_cnt;
 }
 
 static const char *base_name(const char *p)
@@ -207,9 +333,10 @@ static const char *base_name(const char *p)
 	return s && s[1] ? s + 1 : p;
 }
 
-void report_pareto_cols(const struct report_model *m, const struct report_line *l,
-			const struct store_pareto_row *r, struct report_pareto_cols *c)
+void report_pareto_cols(const struct report_model *m, const struct report_line *l, size_t j,
+			struct report_pareto_cols *c)
 {
+	const struct store_pareto_row *r = &l->pareto[j];
 	const struct c2c_stats *s = &r->stats, *ls = &l->row.stats;
 	bool peer = m->display == C2C_DISPLAY_PEER;
 
@@ -220,8 +347,8 @@ void report_pareto_cols(const struct report_model *m, const struct report_line *
 	c->st_l1miss_pct = c2c_percent(s->st_l1miss, ls->st_l1miss);
 	c->st_na_pct = c2c_percent(s->st_na, ls->st_na);
 	c->offset = r->offset;
-	snprintf(c->node, sizeof(c->node), "N/A"); /* docs/store-requests.md R1 */
-	c->pa_cnt = 0;
+	phys_node_str(l->pareto_phys[j].node_mask, c->node, sizeof(c->node));
+	c->pa_cnt = l->pareto_phys[j].pa_cnt;
 	c->cyc_rmt = store_lat_avg(&r->lat, peer ? STORE_LAT_RMT_PEER : STORE_LAT_RMT_HITM);
 	c->cyc_lcl = store_lat_avg(&r->lat, peer ? STORE_LAT_LCL_PEER : STORE_LAT_LCL_HITM);
 	c->cyc_load = store_lat_avg(&r->lat, STORE_LAT_LOAD);

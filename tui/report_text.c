@@ -116,7 +116,7 @@ static void print_pareto(const struct report_model *m, FILE *out)
 			struct report_pareto_cols c;
 			char p[5][32], off[32], ia[32], cy[3][32];
 
-			report_pareto_cols(m, l, r, &c);
+			report_pareto_cols(m, l, j, &c);
 			c2c_format_percent(p[0], sizeof(p[0]), c.rmt_pct);
 			c2c_format_percent(p[1], sizeof(p[1]), c.lcl_pct);
 			c2c_format_percent(p[2], sizeof(p[2]), c.st_l1hit_pct);

@@ -233,7 +233,7 @@ int term_color(void)
 
 int term_quit_signal(void)
 {
-	return quit_sig != 0;
+	return quit_sig;
 }
 
 static int map_key(wint_t c, int is_key, struct term_event *ev)

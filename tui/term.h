@@ -71,7 +71,7 @@ int term_color(void);    /* colours in use (0: monochrome) */
 int term_read(struct term_event *ev);
 /* Waits for input, a quit signal, extra_fd (when >= 0) or timeout_ms. */
 int term_wait(int extra_fd, int timeout_ms);
-/* A quit signal arrived since start. */
+/* The quit signal that arrived since start (SIGINT, SIGTERM, SIGHUP), or 0. */
 int term_quit_signal(void);
 
 /* Drawing (to the curses buffer; term_flush sends the differences). */

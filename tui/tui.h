@@ -40,8 +40,12 @@ struct tui_options {
 /* Takes over the terminal (stdin/stdout must be a terminal), runs until the
  * user quits (q) or on_tick asks to stop, restores the terminal on every
  * exit path (also on SIGINT/SIGTERM/SIGHUP and fatal signals). Returns 0 on
- * a normal quit, a negative code (with opt->err filled) on failure. st is
- * borrowed. */
+ * a normal quit, -EINTR when SIGINT/SIGTERM/SIGHUP ended it (the signal is
+ * tui_quit_signal()), another negative code (with opt->err filled) on
+ * failure. st is borrowed. */
 int tui_explore(struct store *st, const struct tui_options *opt);
+
+/* The signal that ended the last tui_explore with -EINTR (0: none). */
+int tui_quit_signal(void);
 
 #endif /* C2C_TUI_H */

@@ -15,7 +15,7 @@ struct help_priv {
 };
 
 static const struct table_col help_col[] = {
-	{ "Keys", 0, 10, TAL_LEFT, -1, 0 },
+	{ "  Keys                   Action       What it does", 0, 10, TAL_LEFT, -1, 0 },
 };
 
 static void add(struct help_priv *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

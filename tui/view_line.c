@@ -180,9 +180,11 @@ static void line_layout(struct view *v)
 	p->map_x = v->w;
 	if (p->ncpus > 0 && v->w >= 110) {
 		int mw = p->ncpus + 2;
+		if (mw < 10)
+			mw = 10;   /* room for the heading "CPU map" */
 		if (mw > v->w - 80)
 			mw = v->w - 80;
-		if (mw >= 6) {
+		if (mw >= 10) {
 			p->map_w = mw;
 			p->map_x = v->w - mw;
 		}
@@ -466,13 +468,16 @@ static void line_draw(struct view *v)
 	term_field(v->y, 0, v->w, TH_HEADER, buf);
 	draw_pane(v, off_table(v), p->off_y, p->focus == 0, 0);
 	if (p->map_w && p->off_h > 0) {
-		/* Heading: the last digit of each CPU (the title lists them). */
+		/* Heading: the last digit of each CPU (the title lists them);
+		 * with room to spare, a label after them. */
 		term_blank(p->off_y, p->map_x, p->map_w, TH_COLHEAD);
 		x = p->map_x + 1;
 		for (int c = 0; c < p->ncpus && x < v->w; c++, x++) {
 			char d[2] = { (char)('0' + p->cpus[c] % 10), 0 };
 			term_text(p->off_y, x, 1, TH_COLHEAD, d);
 		}
+		if (x + 4 < v->w)
+			term_text(p->off_y, x + 1, v->w - x - 1, TH_COLHEAD, "CPUs");
 	}
 	if (p->site_h > 0)
 		draw_pane(v, site_table(v), p->site_y, p->focus == 1, 1);

@@ -156,9 +156,10 @@ static void lines_draw_row(struct view *v, long row, int selected)
 		snprintf(b[LC_LOCK], sizeof(b[0]), "%.3fms", (double)r->lock_wait_ns / 1e6);
 	else
 		snprintf(b[LC_LOCK], sizeof(b[0]), "-");
-	if (r->symbol[0])
-		snprintf(b[LC_OBJECT], sizeof(b[0]), "%s+0x%" PRIx64 "%s%s", r->symbol, r->symbol_offset,
-			 r->dso[0] ? " " : "", r->dso);
+	if (r->symbol[0] && (!r->dso[0] || !strcmp(r->dso, r->symbol)))
+		snprintf(b[LC_OBJECT], sizeof(b[0]), "%s+0x%" PRIx64, r->symbol, r->symbol_offset);
+	else if (r->symbol[0])
+		snprintf(b[LC_OBJECT], sizeof(b[0]), "%s+0x%" PRIx64 " %s", r->symbol, r->symbol_offset, r->dso);
 	else if (r->dso[0])
 		snprintf(b[LC_OBJECT], sizeof(b[0]), "[%s]", r->dso);
 	else
@@ -182,9 +183,9 @@ static void lines_title(struct view *v, char *buf, size_t size)
 	struct lines_priv *p = v->priv;
 	const struct table *t = &v->table;
 
-	snprintf(buf, size, "Hot cache lines: %" PRIu64 " shown, %s HITM  (sort: %s %s)", p->total,
-		 view_mode_name(v->ex->mode), t->sort_col >= 0 ? t->cols[t->sort_col].title : "-",
-		 t->sort_desc ? "desc" : "asc");
+	snprintf(buf, size, "Hot cache lines: %" PRIu64 " shown, share of %s %s  (sort: %s %s)", p->total,
+		 view_mode_name(v->ex->mode), v->ex->mode == STORE_MODE_PEER ? "peer snoops" : "HITM",
+		 t->sort_col >= 0 ? t->cols[t->sort_col].title : "-", t->sort_desc ? "desc" : "asc");
 }
 
 static enum view_result lines_action(struct view *v, enum action a)

@@ -135,11 +135,21 @@ static const char *mode_name(uint8_t m)
 	}
 }
 
+/* "func+0x12", or the bare address when the function is unknown. */
+static void site_name(const struct store_site *s, char *buf, size_t size)
+{
+	if (s->function[0])
+		snprintf(buf, size, "%s+0x%" PRIx64, s->function, s->offset);
+	else
+		snprintf(buf, size, "0x%" PRIx64, s->ip);
+}
+
 static int site_open(struct view *v, struct c2c_error *err)
 {
 	struct site_priv *p = v->priv;
 	struct explorer *ex = v->ex;
 	const struct store_site *s = &p->site;
+	char name[160];
 	int r;
 
 	if (!v->table.cols)
@@ -154,8 +164,8 @@ static int site_open(struct view *v, struct c2c_error *err)
 	r = store_query_site_callers(ex->st, v->q.site, &p->callers, &p->ncallers, err);
 	if (r < 0)
 		return r;
-	add_row(p, RK_TEXT, 0, "Function  %s+0x%" PRIx64 "  (ip 0x%" PRIx64 ", %s%s)",
-		s->function[0] ? s->function : "?", s->offset, s->ip, mode_name(s->cpumode),
+	site_name(s, name, sizeof(name));
+	add_row(p, RK_TEXT, 0, "Function  %s  (ip 0x%" PRIx64 ", %s%s)", name, s->ip, mode_name(s->cpumode),
 		s->pid >= 0 ? "" : ", kernel/shared");
 	add_row(p, RK_TEXT, 0, "Binary    %s", s->dso[0] ? s->dso : "?");
 	if (s->file[0])
@@ -264,9 +274,10 @@ static void site_draw(struct view *v)
 static void site_title(struct view *v, char *buf, size_t size)
 {
 	struct site_priv *p = v->priv;
+	char name[160];
 
-	snprintf(buf, size, "Code site %s+0x%" PRIx64 "%s%s", p->site.function[0] ? p->site.function : "?",
-		 p->site.offset, p->site.file[0] ? "  " : "", p->site.file[0] ? p->site.file : "");
+	site_name(&p->site, name, sizeof(name));
+	snprintf(buf, size, "Code site %s%s%s", name, p->site.file[0] ? "  " : "", p->site.file);
 }
 
 static enum view_result site_action(struct view *v, enum action a)

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -175,8 +176,8 @@ static void draw_status(struct explorer *ex)
 	int y = ex->rows - 1, x = 0;
 	char keys[64];
 	static const enum action shown[] = {
-		ACT_ENTER, ACT_BACK, ACT_SORT, ACT_MODE, ACT_FILTER, ACT_SEARCH, ACT_CPUS,
-		ACT_TIMELINE, ACT_HELP, ACT_QUIT,
+		ACT_HELP, ACT_QUIT, ACT_ENTER, ACT_BACK, ACT_SORT, ACT_FILTER, ACT_SEARCH, ACT_MODE,
+		ACT_CPUS, ACT_TIMELINE, ACT_PANE, ACT_WORDS, ACT_MARK,
 	};
 	static const enum action picking[] = { ACT_PICK_LEFT, ACT_PICK_RIGHT, ACT_ENTER, ACT_REVERSE, ACT_BACK };
 
@@ -193,6 +194,7 @@ static void draw_status(struct explorer *ex)
 	if (ex->collecting)
 		x += term_text(y, x, ex->cols - x, TH_STATUS_KEY, "[collecting] ");
 	if (ex->picking) {
+		static const char *const what[] = { "previous", "next", "apply", "reverse", "cancel" };
 		x += term_text(y, x, ex->cols - x, TH_STATUS, "Sort by: ");
 		for (size_t i = 0; i < sizeof(picking) / sizeof(picking[0]) && x < ex->cols; i++) {
 			char first[64], *comma;
@@ -201,7 +203,7 @@ static void draw_status(struct explorer *ex)
 			if ((comma = strchr(first, ',')))
 				*comma = 0;
 			x += term_text(y, x, ex->cols - x, TH_STATUS_KEY, first);
-			x += term_textf(y, x, ex->cols - x, TH_STATUS, " %s  ", action_info(picking[i])->name);
+			x += term_textf(y, x, ex->cols - x, TH_STATUS, " %s  ", what[i]);
 		}
 		term_blank(y, x, ex->cols - x, TH_STATUS);
 		return;
@@ -724,6 +726,11 @@ static void explorer_free(struct explorer *ex)
 	free(ex);
 }
 
+int tui_quit_signal(void)
+{
+	return term_quit_signal();
+}
+
 int tui_explore(struct store *st, const struct tui_options *opt)
 {
 	static const struct tui_options none;
@@ -780,8 +787,11 @@ int tui_explore(struct store *st, const struct tui_options *opt)
 		now = now_ms();
 		timeout = opt->on_tick ? (next_tick > now ? (int)(next_tick - now) : 0) : 1000;
 		wake = term_wait(extra_fd, timeout);
-		if (wake & TW_SIGNAL)
+		if (wake & TW_SIGNAL) {
+			int sig = term_quit_signal();
+			r = c2c_error_set(err, -EINTR, "interrupted by %s", sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "a signal");
 			break;
+		}
 		now = now_ms();
 		if ((wake & TW_FD) || (opt->on_tick && now >= next_tick)) {
 			next_tick = now + 1000;

@@ -12,7 +12,7 @@
 
 enum tl_col { TC_TIME, TC_HITM, TC_BAR, TC_SAMPLES, TC_LOADS, TC_STORES, TC_WAITS, TC_WAITMS, TC__COUNT };
 static const struct table_col tl_cols[TC__COUNT] = {
-	[TC_TIME]    = { "Time (s from first sample)", 25, 0, TAL_LEFT, -1, 0 },
+	[TC_TIME]    = { "Time (s)", 25, 0, TAL_LEFT, -1, 0 },
 	[TC_HITM]    = { "Hitm", 7, 0, TAL_RIGHT, -1, 0 },
 	[TC_BAR]     = { "", 0, 8, TAL_LEFT, -1, 1 },
 	[TC_SAMPLES] = { "Samples", 8, 0, TAL_RIGHT, -1, 0 },

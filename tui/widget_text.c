@@ -122,7 +122,10 @@ void text_count(char *buf, size_t size, uint64_t v, int width)
 
 void text_pct(char *buf, size_t size, double part, double whole)
 {
-	if (whole > 0)
+	/* "100.00%" would not fit the 6 columns every share gets. */
+	if (whole > 0 && part >= whole)
+		snprintf(buf, size, "100%%");
+	else if (whole > 0)
 		snprintf(buf, size, "%.2f%%", 100.0 * part / whole);
 	else if (size)
 		buf[0] = 0;

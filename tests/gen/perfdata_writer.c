@@ -231,9 +231,18 @@ struct pdw *pdw_new(const char *path, const struct pdw_options *opt, struct c2c_
 		}
 		w->own_fd = 1;
 	} else {
+		off_t at;
+
 		w->fd = opt->fd;
-		if (!w->pipe && lseek(w->fd, 0, SEEK_CUR) < 0) {
-			c2c_error_set(err, -ESPIPE, "perf.data writer: file format needs a seekable descriptor (use pipe mode)");
+		/* The file format's offsets count from the start of the file, and
+		 * the header is rewritten there at the end. */
+		if (!w->pipe && !(fcntl(w->fd, F_GETFL) & O_APPEND))
+			at = lseek(w->fd, 0, SEEK_CUR);
+		else
+			at = w->pipe ? 0 : 1;   /* O_APPEND: pwrite would append on Linux */
+		if (at != 0) {
+			c2c_error_set(err, at < 0 ? -ESPIPE : -EINVAL, "perf.data writer: file format needs a %s",
+				      at < 0 ? "seekable descriptor (use pipe mode)" : "descriptor at offset 0");
 			pdw_free(w);
 			return NULL;
 		}
@@ -510,7 +519,7 @@ static int freeze_pipe(struct pdw *w)
 			put_u64(w, p + 8 + w->attr_size + 8 * j, a->ids[j]);
 		if (a->name) {
 			/* Names travel as EVENT_UPDATE records in pipe mode. */
-			size_t nlen = strlen(a->name) + 1, body = 16 + (nlen + 7) / 8 * 8;
+			size_t nlen = strlen(a->name) + 1, body;
 			uint8_t buf[16 + 256 + 8];
 			if (nlen > 256)
 				nlen = 256;

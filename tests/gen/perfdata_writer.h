@@ -55,7 +55,7 @@ struct pdw_options {
 	                      * 0 means PDW_ATTR_SIZE_DEFAULT */
 	int fd;              /* used when path is NULL: write to this descriptor
 	                      * (not closed by the writer); file format needs it
-	                      * seekable, pipe format does not */
+	                      * seekable and at offset 0, pipe format does not */
 };
 
 /* perf_event_attr flag bits (the bitfield word after read_format), as the
@@ -139,7 +139,9 @@ struct pdw_attr {
  * cpu/mem-loads,ldlat=LDLAT/P (type 4, config 0x1cd, config1 ldlat) and
  * cpu/mem-stores/P (config 0x82d0), PDW_SAMPLE_C2C, freq 4000, precise 3,
  * sample_id_all, read_format ID; loads also carry mmap/comm/task/mmap2 side-band bits.
- * nr_ids: one id per CPU as perf record has (0 means 1). */
+ * nr_ids: one id per CPU as perf record has (0 means 1). The loads name
+ * lives in a per-thread buffer valid until the next call (pdw_add_attr
+ * copies it). */
 void pdw_attr_mem_loads(struct pdw_attr *a, uint32_t ldlat, uint32_t nr_ids);
 void pdw_attr_mem_stores(struct pdw_attr *a, uint32_t nr_ids);
 
@@ -311,5 +313,33 @@ const char *pdw_mem_class_name(enum pdw_mem_class c);
 uint64_t pdw_mem_src(uint64_t op, uint64_t lvl, uint64_t snoop, uint64_t lock,
 		     uint64_t dtlb, uint64_t lvl_num, uint64_t remote, uint64_t snoopx,
 		     uint64_t blk, uint64_t hops);
+
+
+/* Tracepoints (tests/gen/pdw_tracing.c). Format texts of
+ * lock:contention_begin / lock:contention_end as tracefs prints them (ids
+ * 408 and 407 on the kernel they come from), for attrs of type
+ * PERF_TYPE_TRACEPOINT (2) with config = id. */
+#define PDW_TP_CONTENTION_BEGIN_ID 408u
+#define PDW_TP_CONTENTION_END_ID   407u
+extern const char pdw_format_contention_begin[];
+extern const char pdw_format_contention_end[];
+
+struct pdw_tp_format {
+	const char *system;      /* "lock" */
+	const char *format;      /* tracefs format text */
+};
+/* Builds a perf tracing-data blob (what pdw_set_tracing_data takes): the
+ * "\027\010\104tracing" magic, version 0.6, endianness, long size 8, page
+ * size 4096, header_page/header_event, no ftrace formats, the given event
+ * formats grouped by system (in order of first appearance), empty kallsyms,
+ * printk formats and saved cmdlines. *out is malloc'ed (caller frees).
+ * Returns 0 or -ENOMEM. */
+int pdw_tracing_data(const struct pdw_tp_format *fmts, size_t n, int big_endian,
+		     uint8_t **out, size_t *len);
+/* RAW payload of lock:contention_begin (end = 0; value = flags, LCB_F_*) or
+ * lock:contention_end (end = 1; value = ret) for task pid: 20 bytes written
+ * to out (room for 24), in the file's byte order. Returns 20. */
+size_t pdw_raw_contention(uint8_t *out, int big_endian, int end, int32_t pid, uint64_t lock_addr,
+			  int32_t value);
 
 #endif /* C2C_PERFDATA_WRITER_H */

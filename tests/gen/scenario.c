@@ -48,6 +48,7 @@ struct gen {
 	uint32_t since_round;
 	struct proc procs[MAX_PROCS];
 	uint32_t nr_procs;
+	int be;                      /* big-endian file: RAW payloads too */
 };
 
 /* One sample to write; tid/cpu come from (proc, thread). */
@@ -118,7 +119,8 @@ static int emit(struct gen *g, const struct spec *s)
 	int store = is_store(s->cls), ret;
 
 	memset(&x, 0, sizeof(x));
-	g->time += 200 + rng_below(g, 800);
+	/* ~4000 Hz per CPU on 16 CPUs: one sample every ~15 us overall. */
+	g->time += 5000 + rng_below(g, 20000);
 	x.event = store ? 1 : 0;
 	x.cpumode = s->kernel ? MODE_KERNEL : MODE_USER;
 	x.exact_ip = 1;
@@ -173,9 +175,12 @@ static void proc_init(struct gen *g, struct proc *p, int32_t pid, const char *co
 	p->bin = bin;
 	p->heap = heap;
 	p->nr_threads = nr_threads > MAX_THREADS ? MAX_THREADS : nr_threads;
-	/* Threads alternate between the nodes: 0 on node 0, 1 on node 1, ... */
+	/* Threads alternate between nodes 0 and 1 (whatever the node count, so
+	 * that the scenarios' local/remote HITM labels stay true): thread t of
+	 * proc 0 runs on node t % 2. */
 	for (uint32_t t = 0; t < p->nr_threads; t++) {
-		uint32_t node = (t + first) % g->nodes, slot = (t + first) / g->nodes;
+		uint32_t two = g->nodes > 1 ? 2 : 1;
+		uint32_t node = (t + first) % two, slot = (t + first) / two;
 		p->cpu[t] = node * g->cpn + slot % g->cpn;
 	}
 	g->nr_procs++;
@@ -187,7 +192,44 @@ static void build_id_of(const struct proc *p, uint8_t id[20])
 		id[i] = (uint8_t)(0xc2 ^ (p->pid * 31 + i * 17));
 }
 
-static int header_setup(struct gen *g, const struct gen_params *prm, uint64_t samples)
+static int tracepoint_attrs(struct gen *g)
+{
+	struct pdw_tp_format fmts[2] = {
+		{ "lock", pdw_format_contention_begin }, { "lock", pdw_format_contention_end },
+	};
+	/* What perf record -e lock:contention_begin,lock:contention_end -a -g
+	 * asks for: IDENTIFIER instead of ID (several events), RAW payloads. */
+	struct pdw_attr a = {
+		.type = 2, .sample_period = 1,
+		.sample_type = PDW_SAMPLE_IP | PDW_SAMPLE_TID | PDW_SAMPLE_TIME | PDW_SAMPLE_CALLCHAIN |
+			       PDW_SAMPLE_CPU | PDW_SAMPLE_PERIOD | PDW_SAMPLE_RAW | PDW_SAMPLE_IDENTIFIER,
+		.read_format = 4, .nr_ids = g->ncpu,
+	};
+	uint8_t *blob;
+	size_t len;
+	int ret;
+
+	if ((ret = pdw_tracing_data(fmts, 2, g->be, &blob, &len)))
+		return ret;
+	ret = pdw_set_tracing_data(g->w, blob, len);
+	free(blob);
+	if (ret)
+		return ret;
+	a.config = PDW_TP_CONTENTION_BEGIN_ID;
+	a.name = "lock:contention_begin";
+	a.bits = PDW_ATTR_DISABLED | PDW_ATTR_INHERIT | PDW_ATTR_MMAP | PDW_ATTR_COMM | PDW_ATTR_TASK |
+		 PDW_ATTR_SAMPLE_ID_ALL | PDW_ATTR_EXCLUDE_GUEST | PDW_ATTR_MMAP2 | PDW_ATTR_COMM_EXEC;
+	if ((ret = pdw_add_attr(g->w, &a)) < 0)
+		return ret;
+	a.config = PDW_TP_CONTENTION_END_ID;
+	a.name = "lock:contention_end";
+	a.bits = PDW_ATTR_DISABLED | PDW_ATTR_INHERIT | PDW_ATTR_SAMPLE_ID_ALL | PDW_ATTR_EXCLUDE_GUEST;
+	if ((ret = pdw_add_attr(g->w, &a)) < 0)
+		return ret;
+	return 0;
+}
+
+static int header_setup(struct gen *g, const struct gen_params *prm, uint64_t samples, int lock)
 {
 	struct pdw_attr loads, stores;
 	char seed[32], nsamples[32];
@@ -206,6 +248,8 @@ static int header_setup(struct gen *g, const struct gen_params *prm, uint64_t sa
 		if ((ret = pdw_add_build_id(g->w, g->procs[i].pid, MODE_USER, id, 20, g->procs[i].binary)))
 			return ret;
 	}
+	if (lock)
+		return tracepoint_attrs(g);
 	pdw_attr_mem_loads(&loads, 30, g->ncpu);
 	pdw_attr_mem_stores(&stores, g->ncpu);
 	if ((ret = pdw_add_attr(g->w, &loads)) < 0 || (ret = pdw_add_attr(g->w, &stores)) < 0)
@@ -545,10 +589,136 @@ static int scen_mixed(struct gen *g, uint64_t total)
 	return ret;
 }
 
+/* ---- lock-tracepoints ------------------------------------------------ */
+
+#define LCB_F_SPIN  0x01
+#define LCB_F_READ  0x02
+#define LCB_F_WRITE 0x04
+#define LCB_F_MUTEX 0x20
+#define CTX_KERNEL  ((uint64_t)-128)     /* PERF_CONTEXT_KERNEL */
+#define CTX_USER    ((uint64_t)-512)     /* PERF_CONTEXT_USER */
+
+/* Three kernel locks the demo's threads fight over: mmap_lock (an rwsem,
+ * page faults), a mutex, and a spinlock; wait length ranges in ns. */
+static const struct lock_desc {
+	uint64_t addr, min_ns, span_ns, kip, uip;
+} gen_locks[3] = {
+	{ 0xffff888104a3c0a8ull, 2000, 48000, KERNEL_START + 0xa1b40, 0x401500 },
+	{ 0xffff88810b2e1840ull, 5000, 195000, KERNEL_START + 0xa2c80, 0x401540 },
+	{ 0xffff88813fc2d9c0ull, 200, 2800, KERNEL_START + 0xa3d00, 0x401580 },
+};
+
+struct lock_ev {
+	uint64_t time, seq;
+	uint8_t thread, lock, end;
+	int32_t value;
+};
+
+static int lock_ev_cmp(const void *a, const void *b)
+{
+	const struct lock_ev *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int lock_emit(struct gen *g, const struct lock_ev *ev)
+{
+	const struct proc *p = &g->procs[0];
+	const struct lock_desc *d = &gen_locks[ev->lock];
+	uint64_t kip = d->kip + (ev->end ? 0x40 : 0);
+	uint64_t chain[7] = {
+		CTX_KERNEL, kip, KERNEL_START + 0x1000 + ev->lock * 0x100ull, KERNEL_START + 0x2000,
+		CTX_USER, d->uip + ev->thread % 4 * 8ull, p->bin + 0x1050,
+	};
+	uint8_t raw[24];
+	struct c2c_sample s;
+
+	memset(&s, 0, sizeof(s));
+	s.event = ev->end;
+	s.cpumode = MODE_KERNEL;
+	s.time = ev->time;
+	s.ip = kip;
+	s.pid = p->pid;
+	s.tid = p->pid + ev->thread;
+	s.cpu = p->cpu[ev->thread];
+	s.period = 1;
+	s.nr_callchain = 7;
+	s.callchain = chain;
+	s.raw_size = (uint32_t)pdw_raw_contention(raw, g->be, ev->end, s.tid, d->addr, ev->value);
+	s.raw = raw;
+	if (pdw_sample(g->w, &s))
+		return pdw_error(g->w)->code;
+	g->e->samples++;
+	if (g->time < ev->time)
+		g->time = ev->time;
+	return round_tick(g);
+}
+
+/* waits contended waits: threads take locks one wait after another (a
+ * task waits for one lock at a time), waits of different threads overlap.
+ * A third of the mutex waits spin first (begin MUTEX|SPIN, then a nested
+ * begin MUTEX when going to sleep). One end without its begin opens the
+ * recording; one begin without its end closes it. */
+static int scen_lock_tracepoints(struct gen *g, uint64_t waits)
+{
+	const struct proc *p = &g->procs[0];
+	struct gen_expect *e = g->e;
+	uint64_t cur[MAX_THREADS], seq = 0, last = 0;
+	struct lock_ev *ev = malloc((size_t)(3 * waits + 2) * sizeof(*ev));
+	size_t n = 0;
+	int ret = 0;
+
+	if (!ev)
+		return -ENOMEM;
+	for (uint32_t t = 0; t < p->nr_threads; t++)
+		cur[t] = g->time + 100000 + t * 1000ull;
+	ev[n++] = (struct lock_ev){ g->time + 50000, seq++, 1, 2, 1, 0 };
+	e->lock_ends++;
+	e->lock_unmatched++;
+	for (uint64_t i = 0; i < waits; i++) {
+		uint32_t r = rng_below(g, 10);
+		uint8_t k = r < 4 ? 0 : r < 6 ? 1 : 2, t = (uint8_t)rng_below(g, p->nr_threads);
+		const struct lock_desc *d = &gen_locks[k];
+		uint64_t begin = cur[t] + 1000 + rng_below(g, 20000);
+		uint64_t dur = d->min_ns + rng_below(g, (uint32_t)d->span_ns);
+		int32_t flags = k == 0 ? (rng_below(g, 4) ? LCB_F_READ : LCB_F_WRITE) :
+				k == 1 ? LCB_F_MUTEX : LCB_F_SPIN;
+
+		if (k == 1 && rng_below(g, 3) == 0) {
+			ev[n++] = (struct lock_ev){ begin, seq++, t, k, 0, LCB_F_MUTEX | LCB_F_SPIN };
+			ev[n++] = (struct lock_ev){ begin + dur / 3, seq++, t, k, 0, LCB_F_MUTEX };
+			e->lock_begins += 2;
+			e->lock_nested++;
+		} else {
+			ev[n++] = (struct lock_ev){ begin, seq++, t, k, 0, flags };
+			e->lock_begins++;
+		}
+		ev[n++] = (struct lock_ev){ begin + dur, seq++, t, k, 1, 0 };
+		e->lock_ends++;
+		e->lock_waits++;
+		e->lock_wait_ns += dur;
+		e->lock_waits_by_lock[k]++;
+		e->lock_wait_ns_by_lock[k] += dur;
+		cur[t] = begin + dur;
+		if (cur[t] > last)
+			last = cur[t];
+	}
+	ev[n++] = (struct lock_ev){ last + 1000, seq++, 2 % p->nr_threads, 1, 0, LCB_F_MUTEX };
+	e->lock_begins++;
+	e->lock_pending++;
+	qsort(ev, n, sizeof(*ev), lock_ev_cmp);
+	for (size_t i = 0; i < n && !ret; i++)
+		ret = lock_emit(g, &ev[i]);
+	free(ev);
+	return ret;
+}
+
 /* ---- driver ---------------------------------------------------------- */
 
 static const char *const names[] = {
-	"false-sharing", "true-sharing", "classes", "mixed", "bench", NULL,
+	"false-sharing", "true-sharing", "classes", "mixed", "bench", "lock-tracepoints", NULL,
 };
 
 const char *const *gen_scenario_names(void)
@@ -566,6 +736,8 @@ uint64_t gen_scenario_default_samples(const char *name)
 		return 20000;
 	if (!strcmp(name, "bench"))
 		return 1000000;
+	if (!strcmp(name, "lock-tracepoints"))
+		return 120;
 	return 0;
 }
 
@@ -577,7 +749,7 @@ int gen_scenario(const char *path, const struct gen_params *prm, struct gen_expe
 	struct list l = { 0 };
 	const char *name = prm->scenario ? prm->scenario : "";
 	uint64_t total = prm->samples ? prm->samples : gen_scenario_default_samples(name);
-	int list_based, ret;
+	int list_based, lock, ret;
 
 	if (!gen_scenario_default_samples(name))
 		return c2c_error_set(err, -EINVAL, "unknown scenario '%s'", name);
@@ -589,6 +761,7 @@ int gen_scenario(const char *path, const struct gen_params *prm, struct gen_expe
 	g.cpn = prm->cpus_per_node ? prm->cpus_per_node : 8;
 	g.ncpu = g.nodes * g.cpn;
 	g.time = TIME0;
+	g.be = prm->pdw.big_endian;
 	if (g.ncpu > 4096)
 		return c2c_error_set(err, -EINVAL, "at most 4096 CPUs");
 	proc_init(&g, &g.procs[0], 4242, "c2c-demo", "/usr/bin/c2c-demo", 0x400000, 0x7f3a40000000ull,
@@ -605,11 +778,12 @@ int gen_scenario(const char *path, const struct gen_params *prm, struct gen_expe
 	g.w = pdw_new(path, &prm->pdw, err);
 	if (!g.w)
 		return err ? err->code : -EIO;
-	list_based = strcmp(name, "mixed") && strcmp(name, "bench");
+	lock = !strcmp(name, "lock-tracepoints");
+	list_based = strcmp(name, "mixed") && strcmp(name, "bench") && !lock;
 	/* classes without --samples writes only its class samples. */
 	if (!strcmp(name, "classes"))
 		total = prm->samples;
-	if ((ret = header_setup(&g, prm, total)) ||
+	if ((ret = header_setup(&g, prm, total, lock)) ||
 	    (ret = sideband_setup(&g)))
 		goto out;
 	if (!strcmp(name, "false-sharing"))
@@ -618,6 +792,8 @@ int gen_scenario(const char *path, const struct gen_params *prm, struct gen_expe
 		ret = scen_true_sharing(&g, &l, total);
 	else if (!strcmp(name, "classes"))
 		ret = scen_classes(&g, &l, total);
+	else if (lock)
+		ret = scen_lock_tracepoints(&g, total);
 	else
 		ret = scen_mixed(&g, total);
 	if (ret == -ENOMEM && !pdw_error(g.w)->code)
@@ -669,4 +845,14 @@ void gen_expect_print(FILE *f, const struct gen_expect *e)
 	fprintf(f, "nr_nodes %u\n", e->nr_nodes);
 	fprintf(f, "pids %u\n", e->pids);
 	fprintf(f, "threads %u\n", e->threads);
+	fprintf(f, "lock_begins %" PRIu64 "\n", e->lock_begins);
+	fprintf(f, "lock_ends %" PRIu64 "\n", e->lock_ends);
+	fprintf(f, "lock_waits %" PRIu64 "\n", e->lock_waits);
+	fprintf(f, "lock_nested %" PRIu64 "\n", e->lock_nested);
+	fprintf(f, "lock_unmatched %" PRIu64 "\n", e->lock_unmatched);
+	fprintf(f, "lock_pending %" PRIu64 "\n", e->lock_pending);
+	fprintf(f, "lock_wait_ns %" PRIu64 "\n", e->lock_wait_ns);
+	for (int i = 0; i < 3; i++)
+		fprintf(f, "lock.%#" PRIx64 " %" PRIu64 " %" PRIu64 "\n", gen_locks[i].addr,
+			e->lock_waits_by_lock[i], e->lock_wait_ns_by_lock[i]);
 }

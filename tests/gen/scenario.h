@@ -16,7 +16,8 @@
 
 struct gen_params {
 	const char *scenario;       /* one of gen_scenario_names() */
-	uint64_t samples;           /* 0: the scenario's default (see docs) */
+	uint64_t samples;           /* 0: the scenario's default (see docs);
+	                             * lock-tracepoints: the number of waits */
 	uint64_t seed;              /* 0 means 1; same seed, same bytes */
 	uint32_t nodes;             /* 0 means 2 */
 	uint32_t cpus_per_node;     /* 0 means 8 */
@@ -39,6 +40,11 @@ struct gen_expect {
 	uint64_t lost_records;
 	uint64_t records;          /* records in the data stream (pdw_nr_records) */
 	uint32_t nr_cpus, nr_nodes, pids, threads;
+	/* lock-tracepoints: contention_begin/end samples and the waits they
+	 * pair into (rules of collector/lockwait.h). */
+	uint64_t lock_begins, lock_ends, lock_waits, lock_nested, lock_unmatched, lock_pending;
+	uint64_t lock_wait_ns;     /* sum of the paired waits' durations */
+	uint64_t lock_waits_by_lock[3], lock_wait_ns_by_lock[3];
 };
 
 /* NULL-terminated list of scenario names. */

@@ -1,8 +1,8 @@
 /* Test program for collector/types, collector/insn and the layout/diff tests.
  * Built twice at test time with -g -O2: as is ("before": the write-hot
- * `counter` shares a cache line with the read-mostly `limit`, `name` and
- * `slots`) and with -DLAYOUT_AFTER ("after": `counter` is aligned to its own
- * cache line). It holds the struct as a global, in an array, on the heap and
+ * `counter` shares cache line 0 with the read-mostly `name`, `limit` and
+ * `st`) and with -DLAYOUT_AFTER ("after": `counter` moved to the end and
+ * aligned to a cache line of its own). It holds the struct as a global, in an array, on the heap and
  * on the stack, and prints the addresses of its objects and functions when
  * run, so that tests can build sessions with real addresses. */
 #include <stdint.h>
@@ -19,18 +19,19 @@ struct conn {
 	unsigned int flags : 3, kind : 5, prio : 8;
 	const char *name;            /* read-mostly */
 	long limit;                  /* read-mostly */
+#ifndef LAYOUT_AFTER
+	long counter;                /* write-hot, in line 0 with the readers */
+#endif
 	struct stats st;             /* nested */
 	union {                      /* anonymous */
 		int fd;
 		void *handle;
 	};
 	int slots[4];
+	long config[2];
 #ifdef LAYOUT_AFTER
 	long counter __attribute__((aligned(64)));  /* write-hot, own line */
-#else
-	long counter;                /* write-hot */
 #endif
-	long config[2];
 };
 
 struct conn global_conn;

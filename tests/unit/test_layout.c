@@ -37,8 +37,8 @@ static long row_named(const struct layout *l, const char *name)
 }
 
 /* Offsets in the before layout. */
-enum { OFF_ID = 0, OFF_FLAGS = 4, OFF_NAME = 8, OFF_LIMIT = 16, OFF_HITS = 24, OFF_SLOT2 = 56,
-       OFF_COUNTER = 64 };
+enum { OFF_ID = 0, OFF_FLAGS = 4, OFF_NAME = 8, OFF_LIMIT = 16, OFF_COUNTER = 0x18,
+       OFF_HITS = 0x20, OFF_SLOT2 = 0x40, OFF_CONFIG = 0x48 };
 #define OBJ 0x7f0000010000ULL   /* line-aligned heap object */
 
 /* False sharing: thread 1 increments counter; threads 3, 4 and 5 read
@@ -81,32 +81,27 @@ static void test_rows_and_holes(void)
 	CHECK_EQ_U64(l.rows[r].hole_after, 2);     /* prio ends at byte 6, name at 8 */
 	CHECK_EQ_U64(l.holes, 2);
 	CHECK((r = row_named(&l, "counter")) >= 0);
-	CHECK(l.rows[r].line_start);
-	CHECK_EQ_U64(l.rows[r].line, 1);
-	CHECK(!l.rows[row_named(&l, "limit")].line_start);
+	CHECK(!l.rows[r].line_start);
+	CHECK_EQ_U64(l.rows[r].line, 0);
+	CHECK(l.rows[row_named(&l, "slots")].line_start);   /* 56..72 crosses 64 */
+	CHECK(l.rows[row_named(&l, "config")].line == 1);
 	CHECK_EQ_U64(layout_row_at(&l, OFF_HITS + 4), row_named(&l, "st.hits"));
 	layout_fini(&l);
 	types_free(c.db);
 }
 
-/* Counter is in line 1 of a line-aligned object... so in the before layout
- * the false sharing needs objects that start mid-line: at 0x28 in a line,
- * counter (64) and limit (16) share the line at object offsets 24..88. */
+/* counter shares line 0 with name, limit and st: flagged, with evidence. */
 static void test_flags_and_print(void)
 {
 	CONN_OR_SKIP(c, 0);
 	struct layout l;
-	struct layout_access acc[NFS];
 	static char text[16384];
 	struct layout_out out = { print_line, text };
 	long ctr, lim;
 
-	memcpy(acc, fs_accesses, sizeof(acc));
-	for (size_t i = 0; i < NFS; i++)
-		acc[i].object += 0x28;
 	CHECK(layout_build(&l, c.db, c.id, 64, NULL) == 0);
-	CHECK(layout_account(&l, acc, NFS) == 0);
-	CHECK_EQ_U64(l.base_misalign, 0x28);
+	CHECK(layout_account(&l, fs_accesses, NFS) == 0);
+	CHECK_EQ_U64(l.base_misalign, 0);
 	ctr = row_named(&l, "counter");
 	lim = row_named(&l, "limit");
 	CHECK_EQ_U64(l.rows[ctr].stores, 400);
@@ -119,19 +114,41 @@ static void test_flags_and_print(void)
 	CHECK_EQ_U64(l.rows[row_named(&l, "st")].loads, 50);    /* parents aggregate */
 	CHECK(l.rows[ctr].fs_flag);
 	CHECK(!l.rows[lim].fs_flag);
-	/* limit (16) and name (8) are in line 0 (object -0x28..0x18); counter
-	 * is in line 1 (0x18..0x58) with st.hits and slots[2] */
-	CHECK(!l.rows[lim].fs_victim);
-	CHECK(l.rows[row_named(&l, "slots")].fs_victim);
+	CHECK(l.rows[lim].fs_victim);
+	CHECK(l.rows[row_named(&l, "name")].fs_victim);
 	CHECK(l.rows[row_named(&l, "st.hits")].fs_victim);
-	CHECK(strstr(l.rows[ctr].evidence, "400 stores by 1 thr") != NULL);
-	CHECK(strstr(l.rows[ctr].evidence, "slots") != NULL);
+	CHECK(!l.rows[row_named(&l, "config")].fs_victim);
+	CHECK(strstr(l.rows[ctr].evidence, "400 stores by 1 thr/1 cpu from 1 site") != NULL);
+	CHECK(strstr(l.rows[ctr].evidence, "line 0 shared with name, limit, st.hits") != NULL);
 	text[0] = 0;
 	layout_print(&l, &out);
 	CHECK(strstr(text, "struct conn {") != NULL);
 	CHECK(strstr(text, "FALSE-SHARING") != NULL);
 	CHECK(strstr(text, "/* XXX 2 byte hole */") != NULL);
-	CHECK(strstr(text, "cache line 1 (object offset 24)") != NULL);
+	CHECK(strstr(text, "cache line 1 (object offset 64)") != NULL);
+	layout_fini(&l);
+	types_free(c.db);
+}
+
+/* Objects that start mid-line move the boundaries. */
+static void test_misaligned_objects(void)
+{
+	CONN_OR_SKIP(c, 0);
+	struct layout l;
+	struct layout_access acc[NFS];
+
+	memcpy(acc, fs_accesses, sizeof(acc));
+	for (size_t i = 0; i < NFS; i++)
+		acc[i].object += 0x28;
+	CHECK(layout_build(&l, c.db, c.id, 64, NULL) == 0);
+	CHECK(layout_account(&l, acc, NFS) == 0);
+	CHECK_EQ_U64(l.base_misalign, 0x28);
+	/* line 0 is object offsets -0x28..0x18: id..limit; counter starts line 1 */
+	CHECK_EQ_U64(l.rows[row_named(&l, "counter")].line, 1);
+	CHECK(l.rows[row_named(&l, "counter")].line_start);
+	CHECK(!l.rows[row_named(&l, "limit")].fs_victim);
+	CHECK(l.rows[row_named(&l, "st.hits")].fs_victim);
+	CHECK(l.rows[row_named(&l, "counter")].fs_flag);
 	layout_fini(&l);
 	types_free(c.db);
 }
@@ -210,31 +227,28 @@ static void test_propose_and_whatif(void)
 	struct layout l;
 	struct layout_plan p;
 	struct layout_whatif w;
-	struct layout_access acc[NFS];
 	long k;
 
-	memcpy(acc, fs_accesses, sizeof(acc));
-	for (size_t i = 0; i < NFS; i++)
-		acc[i].object += 0x28;
 	CHECK(layout_build(&l, c.db, c.id, 64, NULL) == 0);
-	CHECK(layout_account(&l, acc, NFS) == 0);
+	CHECK(layout_account(&l, fs_accesses, NFS) == 0);
 	CHECK(layout_propose(&p, &l) == 0);
 	/* flags, kind and prio share one storage unit: one plan member */
 	CHECK(plan_member(&p, "flags") >= 0 && plan_member(&p, "kind") < 0);
 	CHECK_EQ_U64(p.n, 9);
 	k = plan_member(&p, "counter");
 	CHECK(k >= 0 && p.m[k].group == 1);
-	CHECK_EQ_U64(p.m[k].new_offset % 64, 0);
-	CHECK_EQ_U64(p.m[k].new_offset, 128);      /* after config (64..80) */
+	/* the readers pack from 0; counter goes to a line of its own */
 	CHECK_EQ_U64(p.m[plan_member(&p, "limit")].new_offset, 16);
+	CHECK_EQ_U64(p.m[plan_member(&p, "st")].new_offset, 24);
 	CHECK_EQ_U64(p.m[plan_member(&p, "config")].new_offset, 64);
+	CHECK_EQ_U64(p.m[k].new_offset, 128);
 	CHECK_EQ_U64(p.align, 64);
 	CHECK_EQ_U64(p.size, 192);
 	CHECK(p.nreasoning == 3);
 	CHECK(strstr(p.reasoning[0], "1 write-hot member") != NULL);
 	CHECK(strstr(p.m[k].why, "written by 1 thread") != NULL);
 
-	CHECK(layout_whatif(&l, &p, acc, NFS, &w) == 0);
+	CHECK(layout_whatif(&l, &p, fs_accesses, NFS, &w) == 0);
 	CHECK_EQ_U64(w.hitm_before, 200);
 	CHECK_EQ_U64(w.hitm_after, 0);
 	CHECK_EQ_U64(w.contended_lines_before, 1);
@@ -245,20 +259,40 @@ static void test_propose_and_whatif(void)
 
 	/* The current layout replayed against itself changes nothing. */
 	CHECK(layout_plan_from_layout(&p, &l) == 0);
-	CHECK(layout_whatif(&l, &p, acc, NFS, &w) == 0);
-	CHECK_EQ_U64(w.hitm_after, 15);    /* slots[2] readers still share counter's line */
+	CHECK(layout_whatif(&l, &p, fs_accesses, NFS, &w) == 0);
+	CHECK_EQ_U64(w.hitm_after, 185);   /* line 0; slots[2] (line 1) was never contended */
 	CHECK_EQ_U64(w.contended_lines_after, 1);
 	CHECK_EQ_U64(w.nlines, 1);
 	CHECK(w.lines[0].verdict == LAYOUT_FALSE);
 	CHECK(strstr(w.lines[0].members, "counter") != NULL);
+	CHECK(strstr(w.lines[0].members, "limit") != NULL);
 	layout_whatif_fini(&w);
 	layout_plan_fini(&p);
 	layout_fini(&l);
 	types_free(c.db);
 }
 
+/* Nothing written: the proposal keeps the layout and says why. */
+static void test_propose_nothing(void)
+{
+	CONN_OR_SKIP(c, 0);
+	struct layout l;
+	struct layout_plan p;
+	const struct layout_access ro[] = { { OBJ, OFF_LIMIT, false, 3, 1, 2, 10, 0, 0 } };
+
+	CHECK(layout_build(&l, c.db, c.id, 64, NULL) == 0);
+	CHECK(layout_account(&l, ro, 1) == 0);
+	CHECK(layout_propose(&p, &l) == 0);
+	CHECK_EQ_U64(p.size, 88);
+	CHECK_EQ_U64(p.m[plan_member(&p, "counter")].new_offset, OFF_COUNTER);
+	CHECK(strstr(p.reasoning[0], "no member is written") != NULL);
+	layout_plan_fini(&p);
+	layout_fini(&l);
+	types_free(c.db);
+}
+
 /* The before session's accesses against the after build's struct (where
- * counter is aligned to its own line): the HITM on limit/name/slots go. */
+ * counter sits alone in line 2): the HITM on name/limit/st go. */
 static void test_whatif_after_build(void)
 {
 	CONN_OR_SKIP(b, 0);
@@ -266,32 +300,19 @@ static void test_whatif_after_build(void)
 	struct layout lb, la;
 	struct layout_plan p;
 	struct layout_whatif w;
-	/* line-aligned objects: in the before layout, counter at 64 shares
-	 * line 1 with config; put the readers on config and slots */
-	struct layout_access acc[] = {
-		{ OBJ, OFF_COUNTER, true, 1, 0, 1, 400, 0, 0 },
-		{ OBJ, 72, false, 3, 1, 2, 300, 70, 10 },   /* config[0] */
-		{ OBJ, 80, false, 4, 2, 2, 300, 40, 0 },    /* config[1] */
-		{ OBJ, OFF_LIMIT, false, 4, 2, 3, 300, 0, 0 },
-	};
 
 	CHECK(layout_build(&lb, b.db, b.id, 64, NULL) == 0);
-	CHECK(layout_account(&lb, acc, 4) == 0);
+	CHECK(layout_account(&lb, fs_accesses, NFS) == 0);
 	CHECK(layout_build(&la, a.db, a.id, 64, NULL) == 0);
 	CHECK(layout_plan_from_layout(&p, &la) == 0);
 	CHECK_EQ_U64(p.align, 64);
-	CHECK_EQ_U64(p.m[plan_member(&p, "counter")].new_offset, 64);
-	CHECK_EQ_U64(p.m[plan_member(&p, "config")].new_offset, 72);
-	CHECK(layout_whatif(&lb, &p, acc, 4, &w) == 0);
-	/* in the after build config still follows counter in its line */
-	CHECK_EQ_U64(w.hitm_before, 120);
-	CHECK_EQ_U64(w.hitm_after, 120);
-	layout_whatif_fini(&w);
-	/* ...whereas the proposal moves counter away from config too */
-	layout_plan_fini(&p);
-	CHECK(layout_propose(&p, &lb) == 0);
-	CHECK(layout_whatif(&lb, &p, acc, 4, &w) == 0);
+	CHECK_EQ_U64(p.m[plan_member(&p, "counter")].new_offset, 128);
+	CHECK_EQ_U64(p.m[plan_member(&p, "config")].new_offset, 64);
+	CHECK_EQ_U64(p.m[plan_member(&p, "limit")].new_offset, 16);
+	CHECK(layout_whatif(&lb, &p, fs_accesses, NFS, &w) == 0);
+	CHECK_EQ_U64(w.hitm_before, 200);
 	CHECK_EQ_U64(w.hitm_after, 0);
+	CHECK_EQ_U64(w.contended_lines_after, 0);
 	layout_whatif_fini(&w);
 	layout_plan_fini(&p);
 	layout_fini(&lb);
@@ -303,7 +324,9 @@ static void test_whatif_after_build(void)
 TEST_MAIN(
 	TEST_CASE(test_rows_and_holes),
 	TEST_CASE(test_flags_and_print),
+	TEST_CASE(test_misaligned_objects),
 	TEST_CASE(test_verdicts),
 	TEST_CASE(test_propose_and_whatif),
+	TEST_CASE(test_propose_nothing),
 	TEST_CASE(test_whatif_after_build),
 )

@@ -215,8 +215,8 @@ static inline void pdb_file(struct pdb *out, const struct tattr *attrs, int natt
 	}
 }
 
-/* Writes bytes to a file in the test's temp dir; returns its path
- * (static buffer per call site is the caller's business: copied here). */
+/* Writes bytes to a file in the test's temp dir; returns its path (one of
+ * 8 rotating static buffers). */
 static inline const char *pdb_save(const struct pdb *p, const char *tmpdir, const char *name)
 {
 	static char path[8][512];
@@ -233,6 +233,17 @@ static inline const char *pdb_save(const struct pdb *p, const char *tmpdir, cons
 		return NULL;
 	}
 	fclose(f);
+	/* tests/fuzz/run.sh collects these files as fuzzing seeds */
+	if (getenv("C2C_PERFDATA_SEEDS")) {
+		char seed[512];
+		snprintf(seed, sizeof(seed), "%s/%s", getenv("C2C_PERFDATA_SEEDS"), name);
+		f = fopen(seed, "wb");
+		if (f) {
+			if (p->n && fwrite(p->b, 1, p->n, f) != p->n)
+				fprintf(stderr, "# could not write seed %s\n", seed);
+			fclose(f);
+		}
+	}
 	return dst;
 }
 

@@ -247,7 +247,7 @@ static void test_aggregates_match(void)
 	CHECK_STR(par[0].dso, "/usr/bin/demo");
 	free(par);
 	CHECK(stats_eq(&acc, &line_stats));
-	/* Same totals when coalescing by pid,tid (computed from samples). */
+	/* Same totals when coalescing by pid,tid. */
 	CHECK(store_query_line_pareto(st, hot, NULL, STORE_MODE_TOT, STORE_COALESCE_PID | STORE_COALESCE_TID, true, &par,
 				      &n, &err) == 0);
 	memset(&acc, 0, sizeof(acc));
@@ -448,7 +448,7 @@ static void test_valid_after_commit(void)
 	struct store_summary sum;
 	struct c2c_stats want;
 
-	make_session("warm.db", 1);  /* samples[] initialised */
+	store_close(make_session("warm.db", 1));  /* samples[] initialised */
 	CHECK(store_create(&w, tmp_path("live.db"), &err) == 0);
 	CHECK(write_samples(w, 0, 500, &err) == 0);
 	CHECK_EQ_U64(store_pending(w), 500);
@@ -510,7 +510,7 @@ static void test_locks_sites_timeline_search(void)
 	struct c2c_error err = { 0 };
 	struct store *st;
 
-	make_session("warm2.db", 1);
+	store_close(make_session("warm2.db", 1));
 	CHECK(store_create(&st, tmp_path("lock.db"), &err) == 0);
 	CHECK(write_samples(st, 0, 300, &err) == 0);
 	struct store_site_info si = { .ip = 0xffffffff81000010ull, .pid = -1, .cpumode = C2C_MODE_KERNEL,
@@ -579,8 +579,12 @@ static void test_locks_sites_timeline_search(void)
 
 	struct store_search_row *hits;
 	CHECK(store_search(st, "0x7f0000001004", 0, &hits, &n, &err) == 0);
-	CHECK(n >= 2);
+	CHECK_EQ_U64(n, 1);
 	CHECK(hits[0].kind == STORE_HIT_LINE && hits[0].addr == 0x7f0000001000ull);
+	free(hits);
+	CHECK(store_search(st, "0x7f0000001008", 0, &hits, &n, &err) == 0);
+	CHECK_EQ_U64(n, 2);
+	CHECK(hits[1].kind == STORE_HIT_LOCK && hits[1].addr == 0x7f0000001008ull);
 	free(hits);
 	CHECK(store_search(st, "SPIN_LOCK", 0, &hits, &n, &err) == 0);
 	CHECK_EQ_U64(n, 1);

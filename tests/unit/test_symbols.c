@@ -225,6 +225,10 @@ static void kernel_maps_like_perf(void)
 	CHECK(symtab_addr_mapped(st, 5, 5, C2C_MODE_KERNEL, 0xffffffff91000000ull));
 	CHECK(symtab_addr_mapped(st, 0, 0, C2C_MODE_KERNEL, 0xffffffffc0000010ull));
 
+	/* A length past the top of the address space means "to the top". */
+	CHECK(mmap_kernel(st, 0xffffffff91000000ull, UINT64_MAX, "[kernel.kallsyms]_text") == 0);
+	CHECK(symtab_addr_mapped(st, 5, 5, C2C_MODE_KERNEL, UINT64_MAX - 1));
+
 	/* Without kernel symbols a kernel ip is "no kallsyms", not an error. */
 	struct sym_code c;
 	CHECK(symtab_resolve_ip(st, 5, 5, C2C_MODE_KERNEL, 0xffffffff91000010ull, &c) == 0);
@@ -242,12 +246,15 @@ static void fake_kallsyms(void)
 	struct sym_code c;
 	struct sym_data d;
 	CHECK(st);
+	/* The BUILD_ID feature names the kernel "[kernel.kallsyms]". */
+	CHECK(symtab_set_build_id(st, "[kernel.kallsyms]", (const uint8_t *)"\x01\x02\x03", 3) == 0);
 	CHECK(mmap_kernel(st, 0xffffffff81000000ull, 0x400000, "[kernel.kallsyms]_text") == 0);
 	CHECK(mmap_kernel(st, 0xffffffffc0001000ull, 0x4000, "/lib/modules/x/fakemod.ko") == 0);
 
 	CHECK(symtab_resolve_ip(st, 0, 0, C2C_MODE_KERNEL, 0xffffffff81000184ull, &c) == 0);
 	CHECK(c.status == SYM_OK);
-	CHECK_STR(c.function, "do_work");      /* global beats __pfx_ alias */
+	CHECK_STR(c.function, "do_work");      /* listed after its __pfx_ alias */
+	CHECK(c.build_id_size == 3 && memcmp(c.build_id, "\x01\x02\x03", 3) == 0);
 	CHECK_EQ_U64(c.offset, 4);
 	CHECK_STR(c.dso, "[kernel.kallsyms]");
 	CHECK(symtab_resolve_ip(st, 0, 0, C2C_MODE_KERNEL, 0xffffffff81000110ull, &c) == 0);
@@ -277,8 +284,13 @@ static void fake_kallsyms(void)
 	CHECK_EQ_U64(d.offset, 4);
 	CHECK(symtab_resolve_data(st, 0, 0, C2C_MODE_KERNEL, 0xffffffff81200044ull, &d) == 0);
 	CHECK_STR(d.symbol, "banner_text");
+	/* Aliases: perf shows the last one listed at an address. */
 	CHECK(symtab_resolve_data(st, 0, 0, C2C_MODE_KERNEL, 0xffffffff81200010ull, &d) == 0);
 	CHECK_STR(d.symbol, "const_table");
+	CHECK(symtab_resolve_data(st, 0, 0, C2C_MODE_KERNEL, 0xffffffff81300010ull, &d) == 0);
+	CHECK_STR(d.symbol, "init_task");
+	CHECK(symtab_resolve_ip(st, 0, 0, C2C_MODE_KERNEL, 0xffffffff81000000ull, &c) == 0);
+	CHECK_STR(c.function, "_text");
 	CHECK(symtab_resolve_data(st, 0, 0, C2C_MODE_KERNEL, 0xffffffffc0003050ull, &d) == 0);
 	CHECK_STR(d.symbol, "mod_stats");
 	CHECK_EQ_U64(d.offset, 0x10);
@@ -363,7 +375,9 @@ static const char prog_src[] =
 	"int main(void)\n"                                       /* 16 */
 	"{\n"                                                    /* 17 */
 	"\treturn add_one(counter_a) + (int)sum_table();\n"      /* 18 */
-	"}\n";
+	"}\n"                                                    /* 19 */
+	"int puts(const char *s);\n"                             /* 20 */
+	"__attribute__((noinline)) void say(void) { puts(ro_msg); }\n";
 
 /* Builds prog_src once per flavour into the test tmpdir. NULL: no cc. */
 static const char *build_prog(const char *flavour, const char *cflags)
@@ -529,6 +543,18 @@ static void check_program(const char *bin, uint64_t base)
 		CHECK_STR(d.dso, bin);
 	}
 
+	/* The kernel touching a user variable (a futex word): unmapped for
+	 * perf's kernel-mode lookup, yet named from the process's maps. */
+	uint64_t ca = nm_addr(bin, "counter_a");
+	CHECK(!symtab_addr_mapped(st, 42, 42, C2C_MODE_KERNEL, base + ca));
+	CHECK(symtab_resolve_data(st, 42, 42, C2C_MODE_KERNEL, base + ca + 1, &d) == 0);
+	CHECK(d.status == SYM_OK);
+	CHECK_STR(d.symbol, "counter_a");
+	CHECK_EQ_U64(d.offset, 1);
+	/* Guest modes have no maps here. */
+	CHECK(symtab_resolve_data(st, 42, 42, C2C_MODE_GUEST_USER, base + ca, &d) == 0);
+	CHECK(d.status == SYM_UNMAPPED && d.symbol == NULL);
+
 	/* Outside every map: unmapped and unresolved, not an error. */
 	CHECK(!symtab_addr_mapped(st, 42, 42, C2C_MODE_USER, 0x10));
 	CHECK(symtab_resolve_ip(st, 42, 42, C2C_MODE_USER, 0x10, &c) == 0);
@@ -549,6 +575,35 @@ static void check_program(const char *bin, uint64_t base)
 	CHECK_STR(sym_dso_file(dso), bin);
 	CHECK(symtab_dso_by_path(st, bin) == dso);
 	CHECK(symtab_dso_for(st, 42, 42, 0x10, NULL) == NULL);
+	symtab_free(st);
+}
+
+/* PLT entries get "name@plt" symbols as in perf; objdump labels them. */
+static void plt_entries_named(void)
+{
+	const char *bin = build_prog("plt", "-fPIE -pie");
+	if (!bin) {
+		test_skip("no C compiler");
+		return;
+	}
+	char cmd[1024];
+	snprintf(cmd, sizeof(cmd),
+		 "objdump -d -j .plt.sec -j .plt '%s' 2>/dev/null | sed -n 's/^\\([0-9a-f]*\\) <\\(puts@plt\\)>:$/\\1/p'",
+		 bin);
+	uint64_t pa = strtoull(run_line(cmd), NULL, 16);
+	if (pa == 0) {
+		test_skip("objdump absent or no puts@plt entry");
+		return;
+	}
+	uint64_t base = 0x555555554000ull;
+	struct symtab *st = symtab_new(NULL, NULL);
+	struct sym_code c;
+	CHECK(st);
+	CHECK(map_like_kernel(st, 1, bin, bin, base, NULL, 0) == 0);
+	CHECK(symtab_resolve_ip(st, 1, 1, C2C_MODE_USER, base + pa + 6, &c) == 0);
+	CHECK(c.status == SYM_OK);
+	CHECK_STR(c.function, "puts@plt");
+	CHECK_EQ_U64(c.offset, 6);
 	symtab_free(st);
 }
 
@@ -671,6 +726,18 @@ static void symfs_prefix(void)
 	CHECK_STR(c.dso, "/opt/app/prog");
 	CHECK_STR(basename_of(c.srcfile), "prog.c");
 	symtab_free(st);
+
+	/* A map of a file since deleted (or replaced) names it "... (deleted)". */
+	char deleted[700];
+	snprintf(deleted, sizeof(deleted), "%s (deleted)", bin);
+	st = symtab_new(NULL, NULL);
+	CHECK(st);
+	CHECK(map_like_kernel(st, 1, bin, deleted, base, NULL, 0) == 0);
+	CHECK(symtab_resolve_ip(st, 1, 1, C2C_MODE_USER, base + fa + 2, &c) == 0);
+	CHECK(c.status == SYM_OK);
+	CHECK_STR(c.function, "sum_table");
+	CHECK_STR(c.dso, deleted);
+	symtab_free(st);
 }
 
 static void separate_debuginfo(void)
@@ -715,6 +782,56 @@ static void separate_debuginfo(void)
 	symtab_free(st);
 }
 
+/* Damaged or foreign files are unresolved, never a crash or an error. */
+static void broken_files_unresolved(void)
+{
+	const char *bin = build_prog("broken", "-fPIE -pie");
+	if (!bin) {
+		test_skip("no C compiler");
+		return;
+	}
+	const char *dir = test_tmpdir();
+	char paths[3][600], cmd[2048];
+	snprintf(paths[0], sizeof(paths[0]), "%s/garbage.so", dir);
+	snprintf(paths[1], sizeof(paths[1]), "%s/truncated.so", dir);
+	snprintf(paths[2], sizeof(paths[2]), "%s/text.so", dir);
+	FILE *f = fopen(paths[0], "wb");
+	CHECK(f);
+	fwrite("\177ELF\2\1\1", 1, 7, f);
+	for (int i = 0; i < 4096; i++)
+		fputc((i * 37 + 11) & 0xff, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "head -c 3000 '%s' > '%s' && echo 'not an ELF file' > '%s'",
+		 bin, paths[1], paths[2]);
+	CHECK(run(cmd) == 0);
+	struct symtab *st = symtab_new(NULL, NULL);
+	CHECK(st);
+	for (int i = 0; i < 3; i++) {
+		uint64_t base = 0x100000000ull * (uint64_t)(i + 1);
+		CHECK(mmap_user(st, 5, 5, base, 0x10000, 0, paths[i]) == 0);
+		for (uint64_t off = 0; off < 0x10000; off += 0x777) {
+			struct sym_code c;
+			struct sym_data d;
+			CHECK(symtab_resolve_ip(st, 5, 5, C2C_MODE_USER, base + off, &c) == 0);
+			CHECK(c.status == SYM_NO_FILE || c.status == SYM_NO_SYMBOL);
+			CHECK(c.function == NULL || i == 1);
+			CHECK_STR(c.dso, paths[i]);
+			CHECK(symtab_resolve_data(st, 5, 5, C2C_MODE_USER, base + off, &d) == 0);
+			CHECK(d.status != SYM_UNMAPPED);
+		}
+		CHECK(symtab_addr_mapped(st, 5, 5, C2C_MODE_USER, base));
+	}
+	symtab_free(st);
+	/* A kallsyms file that is not one gives no kernel symbols. */
+	struct symtab_options o = { .kallsyms = paths[0] };
+	st = symtab_new(&o, NULL);
+	CHECK(st);
+	struct sym_code c;
+	CHECK(symtab_resolve_ip(st, 0, 0, C2C_MODE_KERNEL, 0xffffffff81000000ull, &c) == 0);
+	CHECK(c.status == SYM_NO_KALLSYMS);
+	symtab_free(st);
+}
+
 /* Not a timed assertion: prints the cached lookup rate for the report. */
 static void lookup_rate(void)
 {
@@ -756,8 +873,10 @@ TEST_MAIN(
 	TEST_CASE(same_host),
 	TEST_CASE(program_pie),
 	TEST_CASE(program_non_pie),
+	TEST_CASE(plt_entries_named),
 	TEST_CASE(build_id_checked),
 	TEST_CASE(symfs_prefix),
 	TEST_CASE(separate_debuginfo),
+	TEST_CASE(broken_files_unresolved),
 	TEST_CASE(lookup_rate),
 )

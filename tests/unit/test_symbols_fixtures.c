@@ -1,5 +1,7 @@
 /* Symbols against real perf.data files: the "No Page Map Rejects" count
- * of `perf c2c report` must come out of symtab_sample_nomap(). The walker
+ * of `perf c2c report` must come out of symtab_sample_nomap(), and on a
+ * fresh software-event recording made here, every code address must get
+ * the function+offset and binary that `perf script` shows. The walker
  * here is deliberately tiny and test-only (little-endian file format,
  * no compression, the sample fields c2c files carry) so that this test
  * does not depend on the perf.data reader it is meant to cross-check. */
@@ -182,18 +184,16 @@ static void walk_close(struct walk *w)
 	free(w->recs);
 }
 
-/* Feeds side-band records and counts c2c's nomap rejects: only samples
- * that are a load or a store with a data address get that far in
- * c2c_decode_stats (util/mem-events.c). */
-static int walk_nomap(struct walk *w, struct symtab *st, unsigned *nomap, unsigned *nsamples)
+/* Feeds side-band records only; calls fn for each sample in time order. */
+static int walk_samples(struct walk *w, struct symtab *st,
+			int (*fn)(void *arg, const struct c2c_sample *s), void *arg)
 {
-	*nomap = *nsamples = 0;
 	for (size_t i = 0; i < w->nrecs; i++) {
 		const uint8_t *p = w->recs[i].p;
 		uint32_t type = rd32(p);
 		uint16_t misc = rd16(p + 4);
 		int rc = 0;
-		if (type == 1 || type == 10) {       /* MMAP, MMAP2 */
+		if (type == 1 || type == 10) {
 			struct c2c_mmap m = { 0 };
 			m.pid = (int32_t)rd32(p + 8);
 			m.tid = (int32_t)rd32(p + 12);
@@ -206,46 +206,48 @@ static int walk_nomap(struct walk *w, struct symtab *st, unsigned *nomap, unsign
 				if (misc & (1u << 14)) {
 					m.build_id_size = q[0] > 20 ? 20 : q[0];
 					memcpy(m.build_id, q + 4, m.build_id_size);
-				} else {
-					m.maj = rd32(q);
-					m.min = rd32(q + 4);
-					m.ino = rd64(q + 8);
-					m.ino_generation = rd64(q + 16);
 				}
-				m.prot = rd32(q + 24);
-				m.flags = rd32(q + 28);
 				q += 32;
 			}
 			m.filename = (const char *)q;
 			rc = symtab_mmap(st, &m);
-		} else if (type == 3) {              /* COMM */
+		} else if (type == 3) {
 			struct c2c_comm c = {
 				.pid = (int32_t)rd32(p + 8), .tid = (int32_t)rd32(p + 12),
-				.exec = !!(misc & (1u << 13)), .comm = (const char *)p + 16,
+				.comm = (const char *)p + 16,
 			};
 			rc = symtab_comm(st, &c);
-		} else if (type == 7 || type == 4) { /* FORK, EXIT */
+		} else if (type == 7 || type == 4) {
 			struct c2c_task t = {
 				.pid = (int32_t)rd32(p + 8), .ppid = (int32_t)rd32(p + 12),
 				.tid = (int32_t)rd32(p + 16), .ptid = (int32_t)rd32(p + 20),
-				.time = rd64(p + 24),
 			};
 			rc = type == 7 ? symtab_fork_misc(st, &t, misc) : symtab_exit(st, &t);
 		} else if (type == 9) {
 			struct c2c_sample s;
 			parse_sample(w, p, &s);
-			(*nsamples)++;
-			unsigned op = s.data_src & 0x1f;
-			if (!(op & 0x2) && !(op & 0x4))
-				continue;
-			if (!s.addr)
-				continue;
-			if (symtab_sample_nomap(st, &s))
-				(*nomap)++;
+			rc = fn(arg, &s);
 		}
 		if (rc < 0)
 			return rc;
 	}
+	return 0;
+}
+
+struct nomap_count {
+	struct symtab *st;
+	unsigned nomap, nsamples;
+};
+
+/* Only samples that are a load or a store with a data address get as far
+ * as the nomap test in c2c_decode_stats (util/mem-events.c). */
+static int nomap_sample(void *arg, const struct c2c_sample *s)
+{
+	struct nomap_count *nc = arg;
+	unsigned op = s->data_src & 0x1f;
+	nc->nsamples++;
+	if ((op & 0x2 || op & 0x4) && s->addr && symtab_sample_nomap(nc->st, s))
+		nc->nomap++;
 	return 0;
 }
 
@@ -285,10 +287,10 @@ static void check_fixture(const char *name, long expected_without_perf)
 		test_skip(why);
 		return;
 	}
-	struct symtab *st = symtab_new(NULL, NULL);
-	unsigned nomap, ns;
-	int rc = walk_nomap(&w, st, &nomap, &ns);
-	symtab_free(st);
+	struct nomap_count nc = { .st = symtab_new(NULL, NULL) };
+	int rc = nc.st ? walk_samples(&w, nc.st, nomap_sample, &nc) : -1;
+	unsigned nomap = nc.nomap, ns = nc.nsamples;
+	symtab_free(nc.st);
 	walk_close(&w);
 	CHECK(rc == 0);
 	CHECK(ns > 0);
@@ -305,10 +307,124 @@ static void nomap_intel_ivb_old_abi(void) { check_fixture("intel-ivb-perf-mem-ol
 static void nomap_intel_ivb_percpu(void) { check_fixture("intel-ivb-perf-mem-percpu.data", 12); }
 static void nomap_intel_skx_weight_struct(void) { check_fixture("intel-skx-weight-struct.data", 9); }
 
+struct xcheck {
+	struct symtab *st;
+	FILE *perf;              /* perf script output, one line per sample */
+	unsigned n, user_sym, kernel_sym, bad;
+	char why[1024];
+};
+
+static int xcheck_sample(void *arg, const struct c2c_sample *s)
+{
+	struct xcheck *x = arg;
+	char line[1024], sym[512], dso[512];
+	unsigned long long ip, off = 0;
+	if (!fgets(line, sizeof(line), x->perf)) {
+		snprintf(x->why, sizeof(x->why), "perf script printed fewer samples");
+		x->bad++;
+		return -1;
+	}
+	x->n++;
+	/* " ip sym+0xoff (dso)" or " ip [unknown] (dso)" */
+	char *open_p = strrchr(line, '('), *close_p = strrchr(line, ')');
+	if (sscanf(line, " %llx %511s", &ip, sym) != 2 || !open_p || !close_p || close_p < open_p)
+		return 0;
+	snprintf(dso, sizeof(dso), "%.*s", (int)(close_p - open_p - 1), open_p + 1);
+	if (ip != s->ip) {
+		snprintf(x->why, sizeof(x->why), "sample order differs: perf %llx, walker %" PRIx64,
+			 ip, s->ip);
+		x->bad++;
+		return -1;
+	}
+	if (strcmp(sym, "[unknown]") == 0)
+		return 0;
+	char *plus = strrchr(sym, '+');
+	if (!plus)
+		return 0;
+	*plus = '\0';
+	off = strtoull(plus + 1, NULL, 16);
+	struct sym_code c;
+	if (symtab_resolve_ip(x->st, s->pid, s->tid, s->cpumode, s->ip, &c) < 0)
+		return -1;
+	bool kernel = strcmp(dso, "[kernel.kallsyms]") == 0;
+	bool same = c.function && strcmp(c.function, sym) == 0 && c.offset == off &&
+		    c.dso && (kernel || strcmp(c.dso, dso) == 0);
+	if (!same) {
+		if (getenv("C2C_SYM_DEBUG"))
+			printf("# differ: ip %llx perf %s+0x%llx (%s), ours %s+0x%" PRIx64 " (%s)\n", ip, sym, off,
+			       dso, c.function ? c.function : "?", c.offset, sym_status_str(c.status));
+		if (!x->bad)
+			snprintf(x->why, sizeof(x->why), "ip %llx: perf %.100s+0x%llx (%.150s), ours %.100s+0x%" PRIx64 " (%.150s, %s)",
+				 ip, sym, off, dso, c.function ? c.function : "?", c.offset,
+				 c.dso ? c.dso : "?", sym_status_str(c.status));
+		x->bad++;
+	} else if (kernel) {
+		x->kernel_sym++;
+	} else {
+		x->user_sym++;
+	}
+	return 0;
+}
+
+static const char spin_src[] =
+	"#include <stdlib.h>\n#include <string.h>\n"
+	"volatile long sink;\n"
+	"__attribute__((noinline)) long work(long n)\n"
+	"{ long s = 0; for (long i = 0; i < n; i++) s += i * 7 % 13; return s; }\n"
+	"int main(void)\n{\n\tchar *b = malloc(1 << 20);\n"
+	"\tfor (int k = 0; k < 20; k++) { memset(b, k, 1 << 20); sink += work(2000000); }\n"
+	"\tfree(b);\n\treturn 0;\n}\n";
+
+static void perf_script_agrees(void)
+{
+	const char *dir = test_tmpdir();
+	char src[512], bin[512], data[512], cmd[2048];
+	snprintf(src, sizeof(src), "%s/spin.c", dir);
+	snprintf(bin, sizeof(bin), "%s/spin", dir);
+	snprintf(data, sizeof(data), "%s/spin.data", dir);
+	FILE *f = fopen(src, "w");
+	CHECK(f);
+	fputs(spin_src, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "cc -g -O1 -o '%s' '%s' 2>/dev/null", bin, src);
+	if (system(cmd) != 0) {
+		test_skip("no C compiler");
+		return;
+	}
+	snprintf(cmd, sizeof(cmd),
+		 "perf record -q -e cpu-clock -c 50000 -o '%s' '%s' >/dev/null 2>&1", data, bin);
+	if (system(cmd) != 0) {
+		test_skip("perf record with a software event is not possible here");
+		return;
+	}
+	struct walk w;
+	const char *why = walk_open(&w, data);
+	if (why) {
+		walk_close(&w);
+		test_skip(why);
+		return;
+	}
+	snprintf(cmd, sizeof(cmd), "perf script -i '%s' -F ip,sym,symoff,dso 2>/dev/null", data);
+	struct symtab_options o = { .use_host_kallsyms = true };
+	struct xcheck x = { .st = symtab_new(&o, NULL), .perf = popen(cmd, "r") };
+	int rc = x.st && x.perf ? walk_samples(&w, x.st, xcheck_sample, &x) : -1;
+	if (x.perf)
+		pclose(x.perf);
+	symtab_free(x.st);
+	walk_close(&w);
+	printf("# %u samples: %u user and %u kernel symbols as perf script, %u differ%s%s\n",
+	       x.n, x.user_sym, x.kernel_sym, x.bad, x.bad ? ": " : "", x.why);
+	CHECK(rc == 0);
+	CHECK(x.n > 0);
+	CHECK(x.user_sym > 0);
+	CHECK_EQ_U64(x.bad, 0);
+}
+
 TEST_MAIN(
 	TEST_CASE(nomap_amd_zen2_ibs),
 	TEST_CASE(nomap_intel_cml_stores),
 	TEST_CASE(nomap_intel_ivb_old_abi),
 	TEST_CASE(nomap_intel_ivb_percpu),
 	TEST_CASE(nomap_intel_skx_weight_struct),
+	TEST_CASE(perf_script_agrees),
 )

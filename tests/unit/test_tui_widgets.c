@@ -71,6 +71,8 @@ static void test_numbers(void)
 	CHECK_STR(buf, "12.3G");
 	text_pct(buf, sizeof(buf), 1, 3);
 	CHECK_STR(buf, "33.33%");
+	text_pct(buf, sizeof(buf), 5, 5);
+	CHECK_STR(buf, "100%");
 	text_pct(buf, sizeof(buf), 1, 0);
 	CHECK_STR(buf, "");
 }

@@ -56,11 +56,11 @@ static void test_struct_layout_before(void)
 	CHECK_STR(m[2].name, "kind");
 	CHECK_EQ_U64(m[2].bit_offset, 35);
 	CHECK_EQ_U64(m[3].bit_offset, 40);
-	CHECK(m[7].name == NULL);           /* the anonymous union */
-	CHECK_STR(m[9].name, "counter");
-	CHECK_EQ_U64(m[9].bit_offset, 0x40 * 8);
+	CHECK(m[8].name == NULL);           /* the anonymous union */
+	CHECK_STR(m[6].name, "counter");
+	CHECK_EQ_U64(m[6].bit_offset, 0x18 * 8);
 	CHECK_STR(types_name(db, m[4].type, buf, sizeof(buf)), "const char *");
-	CHECK_STR(types_name(db, m[8].type, buf, sizeof(buf)), "int[4]");
+	CHECK_STR(types_name(db, m[9].type, buf, sizeof(buf)), "int[4]");
 	CHECK_STR(types_name(db, id, buf, sizeof(buf)), "struct conn");
 	CHECK(types_find(db, "struct conn") == id);
 	CHECK(types_find(db, "union conn") == 0);
@@ -75,12 +75,13 @@ static void test_struct_layout_after(void)
 	const struct types_type *t = types_get(db, id);
 
 	CHECK(t && t->kind == TYPES_STRUCT);
-	CHECK_EQ_U64(t->size, 128);
+	CHECK_EQ_U64(t->size, 192);
 	CHECK_EQ_U64(t->align, 64);     /* DW_AT_alignment on counter */
-	CHECK_STR(path_at(db, id, 64), "counter");
+	CHECK_STR(path_at(db, id, 128), "counter");
 	CHECK_STR(path_at(db, id, 0x40 - 1), "slots[3]");
-	CHECK_STR(path_at(db, id, 100), "<hole>");   /* tail padding to 128 */
-	CHECK_STR(path_at(db, id, 72 + 8), "config[1]");
+	CHECK_STR(path_at(db, id, 100), "<hole>");   /* padding before counter */
+	CHECK_STR(path_at(db, id, 72), "config[1]");
+	CHECK_STR(path_at(db, id, 0x20), "st.misses");
 	types_free(db);
 }
 
@@ -96,19 +97,19 @@ static void test_member_paths(void)
 	CHECK_STR(path_at(db, id, 5), "prio");
 	CHECK_STR(path_at(db, id, 6), "<hole>");
 	CHECK_STR(path_at(db, id, 0x10), "limit");
-	CHECK_STR(path_at(db, id, 0x18), "st.hits");
-	CHECK_STR(path_at(db, id, 0x27), "st.misses");
-	CHECK_STR(path_at(db, id, 0x28), "fd");         /* anonymous union: no component */
-	CHECK_STR(path_at(db, id, 0x2c), "handle");
-	CHECK_STR(path_at(db, id, 0x38), "slots[2]");
-	CHECK_STR(path_at(db, id, 0x3b), "slots[2]");
-	CHECK_STR(path_at(db, id, 0x40), "counter");
+	CHECK_STR(path_at(db, id, 0x18), "counter");
+	CHECK_STR(path_at(db, id, 0x20), "st.hits");
+	CHECK_STR(path_at(db, id, 0x2f), "st.misses");
+	CHECK_STR(path_at(db, id, 0x30), "fd");         /* anonymous union: no component */
+	CHECK_STR(path_at(db, id, 0x34), "handle");
+	CHECK_STR(path_at(db, id, 0x40), "slots[2]");
+	CHECK_STR(path_at(db, id, 0x43), "slots[2]");
 	CHECK_STR(path_at(db, id, 0x50), "config[1]");
 	CHECK(types_resolve(db, id, 88, &hit) == -ERANGE);
-	CHECK(types_resolve(db, id, 0x1c, &hit) == 0);
-	CHECK_EQ_U64(hit.member_offset, 0x18);
+	CHECK(types_resolve(db, id, 0x24, &hit) == 0);
+	CHECK_EQ_U64(hit.member_offset, 0x20);
 	CHECK_EQ_U64(hit.member_size, 8);
-	CHECK_EQ_U64(hit.top_index, 6);
+	CHECK_EQ_U64(hit.top_index, 7);
 	CHECK(types_resolve(db, id, 5, &hit) == 0);
 	CHECK_EQ_U64(hit.bit_size, 8);
 	CHECK_EQ_U64(hit.bit_offset, 0);
@@ -128,17 +129,17 @@ static void test_globals(void)
 	struct types_attr a;
 
 	CHECK(g && tab);
-	CHECK(types_var_at(db, g + 0x40, &type, &start, &name) == 0);
+	CHECK(types_var_at(db, g + 0x18, &type, &start, &name) == 0);
 	CHECK_EQ_U64(start, g);
 	CHECK_STR(name, "global_conn");
-	CHECK_STR(path_at(db, type, 0x40), "counter");
-	CHECK(types_var_at(db, tab + 2 * 88 + 0x18, &type, &start, &name) == 0);
+	CHECK_STR(path_at(db, type, 0x18), "counter");
+	CHECK(types_var_at(db, tab + 2 * 88 + 0x20, &type, &start, &name) == 0);
 	CHECK_STR(name, "conn_table");
-	CHECK_STR(path_at(db, type, 2 * 88 + 0x18), "[2].st.hits");
+	CHECK_STR(path_at(db, type, 2 * 88 + 0x20), "[2].st.hits");
 	CHECK(types_var_by_name(db, "global_conn", &type, &start) == 0);
 	CHECK_EQ_U64(start, g);
 	/* Through the attribution entry point, with a runtime address. */
-	CHECK(types_attribute(db, NULL, 0, 0x7f0000001040, true, g + 0x40, &a) == 0);
+	CHECK(types_attribute(db, NULL, 0, 0x7f0000001018, true, g + 0x18, &a) == 0);
 	CHECK(a.how == TYPES_HOW_GLOBAL);
 	CHECK_STR(a.hit.path, "counter");
 	CHECK_EQ_U64(a.object, 0x7f0000001000);

@@ -4,7 +4,9 @@
  *   mmap   - threads map, touch and unmap memory (kernel mmap_lock contention)
  *   pipe   - threads write into one pipe while one thread drains it
  *            (kernel pipe mutex contention)
- *   all    - false, true, mmap and pipe one after the other
+ *   spawn  - threads create and join short-lived threads (kernel global
+ *            locks: tasklist_lock, pidmap_lock, which kallsyms names)
+ *   all    - false, true, mmap, pipe and spawn one after the other
  * Usage: contention [-m MODE] [-t THREADS] [-d SECONDS] [-q]
  * Prints one summary line per mode (operations done) unless -q. */
 #include <errno.h>
@@ -30,6 +32,11 @@ static _Atomic uint64_t ts_counter __attribute__((aligned(64)));
 
 static atomic_int stop_flag;
 static int pipe_fds[2];
+
+static void *spawn_child(void *arg)
+{
+	return arg;
+}
 
 struct worker {
 	pthread_t thread;
@@ -94,6 +101,22 @@ static void *pipe_writer(void *arg)
 	return NULL;
 }
 
+static void *spawn_worker(void *arg)
+{
+	struct worker *w = arg;
+
+	while (!atomic_load_explicit(&stop_flag, memory_order_relaxed)) {
+		pthread_t t;
+		/* clone and exit take tasklist_lock for write, alloc_pid takes
+		 * pidmap_lock: both global, both contended by many spawners. */
+		if (pthread_create(&t, NULL, spawn_child, NULL) == 0) {
+			pthread_join(t, NULL);
+			w->ops++;
+		}
+	}
+	return NULL;
+}
+
 static void *pipe_reader(void *arg)
 {
 	char buf[4096];
@@ -130,8 +153,10 @@ static int run_mode(const char *mode, int nthreads, double seconds, int quiet)
 		fn = mmap_worker;
 	else if (!strcmp(mode, "pipe"))
 		fn = pipe_writer;
+	else if (!strcmp(mode, "spawn"))
+		fn = spawn_worker;
 	else {
-		fprintf(stderr, "contention: unknown mode '%s' (false, true, mmap, pipe, all)\n", mode);
+		fprintf(stderr, "contention: unknown mode '%s' (false, true, mmap, pipe, spawn, all)\n", mode);
 		return 2;
 	}
 	w = calloc((size_t)nthreads, sizeof(*w));
@@ -190,7 +215,7 @@ int main(int argc, char **argv)
 		case 'd': seconds = atof(optarg); break;
 		case 'q': quiet = 1; break;
 		default:
-			fprintf(stderr, "usage: contention [-m false|true|mmap|pipe|all] [-t THREADS] "
+			fprintf(stderr, "usage: contention [-m false|true|mmap|pipe|spawn|all] [-t THREADS] "
 				"[-d SECONDS] [-q]\n");
 			return opt == 'h' ? 0 : 2;
 		}
@@ -200,9 +225,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (!strcmp(mode, "all")) {
-		static const char *const modes[] = { "false", "true", "mmap", "pipe" };
-		for (size_t i = 0; i < 4 && rc == 0; i++)
-			rc = run_mode(modes[i], nthreads, seconds / 4, quiet);
+		static const char *const modes[] = { "false", "true", "mmap", "pipe", "spawn" };
+		for (size_t i = 0; i < 5 && rc == 0; i++)
+			rc = run_mode(modes[i], nthreads, seconds / 5, quiet);
 		return rc;
 	}
 	return run_mode(mode, nthreads, seconds, quiet);

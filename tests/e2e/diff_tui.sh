@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Screen tests of `c2ctui diff`: the matched lines of a before/after pair of
+# real sessions (tests/types/conn.c, see diff_report.sh), Enter on the heap
+# line opens struct conn's layout before | after (members aligned by name:
+# counter moved from line 0 to line 2, its readers' HITM gone), Enter and
+# Tab open each build's own layout view with flags and the proposal.
+# Expected screens: tests/tui/expected/diff_*.txt (TUI_UPDATE=1 rewrites).
+source "$(dirname "$0")/lib.sh"
+source "$C2C_TOP/tests/tui/harness.sh"
+T=diff_tui
+command -v tmux >/dev/null || { skip "$T" "tmux is not installed"; exit 0; }
+[ -x "$C2CTUI" ] || { skip "$T" "no $C2CTUI (build first)"; exit 0; }
+GEN=$C2C_BUILD/tools/conn_perfdata
+[ -x "$GEN" ] || { skip "$T" "no $GEN"; exit 0; }
+command -v cc >/dev/null || { skip "$T" "no C compiler to build tests/types/conn.c"; exit 0; }
+
+W=$E2E_TMP/w
+mkdir -p "$W" && cd "$W" || exit 1
+if ! { cc -g -O2 -o conn_before "$C2C_TOP/tests/types/conn.c" &&
+       cc -g -O2 -DLAYOUT_AFTER -o conn_after "$C2C_TOP/tests/types/conn.c" &&
+       "$GEN" "$W/conn_before" before.data --seconds 1 >/dev/null &&
+       "$GEN" "$W/conn_after" after.data --after --seconds 2 >/dev/null &&
+       "$C2CTUI" import before.data -o before.db >/dev/null 2>&1 &&
+       "$C2CTUI" import after.data -o after.db >/dev/null 2>&1 &&
+       "$C2CTUI" report before.db --types >/dev/null 2>&1 &&
+       "$C2CTUI" report after.db --types >/dev/null 2>&1; }; then
+  nok "$T: setup" "cannot build, record, import or attribute the sessions"; exit 0
+fi
+
+expect() { if tui_expect "$1"; then ok "$T: $1"; else nok "$T: $1" "screen differs"; fi; }
+step() { local n=$1; shift; "$@" || { nok "$T: $n" "harness step failed: $*"; tui_screen | sed 's/^/#   /'; tui_stop; return 1; }; }
+
+if step start tui_start 120 32 -- "$C2CTUI" diff before.db after.db; then
+  expect diff_lines
+  step layout tui_key Enter && expect diff_layout
+  step before tui_key Enter && expect diff_layout_before
+  step back tui_key Escape && step after tui_key Tab && expect diff_layout_after
+  step back2 tui_key Escape Escape && step down tui_key Down && expect diff_lines_cursor
+  step search tui_key / && step search-type tui_type global && step search-enter tui_key Enter &&
+    expect diff_search_global
+  tui_quit
+  if [ "$TUI_STATUS" = 0 ]; then ok "$T: q exits 0"; else nok "$T: q exits 0" "status ${TUI_STATUS:-?}"; fi
+  if tui_restored; then ok "$T: terminal restored"; else nok "$T: terminal restored" "tty modes or alternate screen left changed"; fi
+  tui_stop
+fi

@@ -1,0 +1,136 @@
+# Screen-test harness for the explorer (source it after tests/e2e/lib.sh).
+# Drives the real program in a real terminal: a private tmux server runs
+# c2ctui in a pane of a pinned size with LANG, TZ, TERM (and LINES/COLUMNS
+# unless the test resizes) pinned. No fixed sleeps: after each key the
+# harness waits until the program's state file (C2CTUI_STATE, written after
+# every repaint) says the key was handled, then polls capture-pane until the
+# screen equals the expected one (or the wait runs out).
+#
+#   tui_start COLS ROWS [VAR=VALUE...] -- c2ctui ARGS...   start, wait for the first screen
+#   tui_key KEY...        tmux key names (Down, Enter, Escape, j, ...): one event each
+#   tui_type TEXT         literal text, one event per character
+#   tui_resize COLS ROWS  resize the terminal and wait for the repaint
+#   tui_expect NAME       compare with tests/tui/expected/NAME.txt (TUI_UPDATE=1 rewrites it)
+#   tui_screen            print the screen; tui_state prints the state line
+#   tui_wait_exit         wait for the program to end; sets TUI_STATUS
+#   tui_quit [KEY]        send KEY (default q), wait for the end
+#   tui_restored          tty modes as before the program, alternate screen left
+#   tui_stop              kill the tmux server
+: "${TUI_EXPECTED:=$C2C_TOP/tests/tui/expected}"
+: "${TUI_TIMEOUT:=10}"
+TUI_SOCK=$E2E_TMP/tmux.sock
+TUI_STATE=$E2E_TMP/tui.state
+TUI_KEYS=0
+TUI_STATUS=
+TUI_NAME=c2c
+
+_tmux() { tmux -S "$TUI_SOCK" "$@"; }
+
+# Polls CMD every 20 ms until it succeeds or TUI_TIMEOUT seconds pass.
+tui_poll() {
+  local deadline=$(( $(date +%s) + TUI_TIMEOUT ))
+  while ! "$@"; do
+    [ "$(date +%s)" -ge "$deadline" ] && return 1
+    sleep 0.02
+  done
+}
+
+tui_state() { cat "$TUI_STATE" 2>/dev/null; }
+_state_keys() { grep -q "^keys=$TUI_KEYS " "$TUI_STATE" 2>/dev/null; }
+_state_size() { grep -q " rows=$2 cols=$1 " "$TUI_STATE" 2>/dev/null; }
+_pane_dead() { [ "$(_tmux display -p -t $TUI_NAME '#{pane_dead}' 2>/dev/null)" = 1 ]; }
+
+tui_start() {
+  local cols=$1 rows=$2 envs=() pin=1
+  shift 2
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do
+    envs+=("$1")
+    [ "$1" = TUI_NOPIN=1 ] && pin=0
+    shift
+  done
+  shift
+  rm -f "$TUI_STATE" "$E2E_TMP/tty.before" "$E2E_TMP/tty.after" "$E2E_TMP/tty.status"
+  TUI_KEYS=0
+  printf 'set -g status off\nset -g remain-on-exit on\nset -g history-limit 0\nset -g default-terminal tmux-256color\n' >"$E2E_TMP/tmux.conf"
+  local lc=()
+  [ $pin = 1 ] && lc=(LINES="$rows" COLUMNS="$cols")
+  # env -i: nothing from the caller's environment leaks into the screen.
+  _tmux -f "$E2E_TMP/tmux.conf" new-session -d -s $TUI_NAME -x "$cols" -y "$rows" \
+    env -i PATH="$PATH" HOME="$E2E_TMP" TERM=tmux-256color LANG=C.UTF-8 TZ=UTC \
+    C2CTUI_STATE="$TUI_STATE" ASAN_OPTIONS="${ASAN_OPTIONS:-}" UBSAN_OPTIONS="${UBSAN_OPTIONS:-}" \
+    "${lc[@]}" "${envs[@]}" TUI_TTY="$E2E_TMP/tty" \
+    sh -c 'stty -g >"$TUI_TTY.before"; "$@"; st=$?; stty -g >"$TUI_TTY.after"; echo $st >"$TUI_TTY.status"; exit $st' sh "$@" || return 1
+  tui_poll _state_keys || { tui_poll _exited; return 1; }
+}
+
+tui_key() {
+  local k
+  for k in "$@"; do
+    _tmux send-keys -t $TUI_NAME "$k"
+    TUI_KEYS=$((TUI_KEYS + 1))
+    tui_poll _state_keys || return 1
+  done
+}
+
+tui_type() {
+  local text=$1 i
+  for ((i = 0; i < ${#text}; i++)); do
+    _tmux send-keys -t $TUI_NAME -l "${text:i:1}"
+    TUI_KEYS=$((TUI_KEYS + 1))
+    tui_poll _state_keys || return 1
+  done
+}
+
+tui_resize() {
+  _tmux resize-window -t $TUI_NAME -x "$1" -y "$2"
+  tui_poll _state_size "$1" "$2"
+}
+
+tui_screen() { _tmux capture-pane -p -t $TUI_NAME; }
+tui_screen_color() { _tmux capture-pane -p -e -t $TUI_NAME; }
+
+_screen_is() { tui_screen >"$E2E_TMP/screen.txt" && cmp -s "$E2E_TMP/screen.txt" "$1"; }
+_screen_has() { tui_screen | grep -qF -- "$1"; }
+
+# tui_wait_text TEXT: until TEXT is on the screen.
+tui_wait_text() { tui_poll _screen_has "$1"; }
+
+tui_expect() {
+  local exp=$TUI_EXPECTED/$1.txt
+  if [ "${TUI_UPDATE:-0}" = 1 ]; then
+    # Let the last repaint land before recording it.
+    tui_poll _state_keys; sleep 0.3; tui_screen >"$exp"
+    echo "# wrote $exp"
+    return 0
+  fi
+  [ -f "$exp" ] || { echo "# missing $exp (run with TUI_UPDATE=1)"; return 1; }
+  if tui_poll _screen_is "$exp"; then
+    return 0
+  fi
+  echo "# screen differs from $exp:"
+  diff "$exp" "$E2E_TMP/screen.txt" | sed 's/^/#   /' | head -40
+  return 1
+}
+
+_exited() { [ -s "$E2E_TMP/tty.status" ]; }
+tui_wait_exit() {
+  TUI_STATUS=
+  tui_poll _exited || return 1
+  TUI_STATUS=$(cat "$E2E_TMP/tty.status")
+  tui_poll _pane_dead
+}
+
+# tui_quit [KEY]: sends KEY (default q) and waits for the program to end.
+tui_quit() {
+  _tmux send-keys -t $TUI_NAME "${1:-q}"
+  tui_wait_exit
+}
+
+# The terminal is back as the program found it: same tty modes before and
+# after, and the alternate screen left.
+tui_restored() {
+  [ -s "$E2E_TMP/tty.before" ] && cmp -s "$E2E_TMP/tty.before" "$E2E_TMP/tty.after" &&
+    [ "$(_tmux display -p -t $TUI_NAME '#{alternate_on}')" = 0 ]
+}
+
+tui_stop() { _tmux kill-server 2>/dev/null; true; }

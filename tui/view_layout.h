@@ -1,0 +1,18 @@
+/* The layout view (tui/view_layout.c): one type of one session, pahole-like
+ * with per-member statistics, flags, the proposed layout and its what-if. */
+#ifndef C2C_VIEW_LAYOUT_H
+#define C2C_VIEW_LAYOUT_H
+
+#include "store/store.h"
+
+struct view_ops;
+
+/* Handed in struct view_query.arg; borrowed while the view is on the stack. */
+struct view_layout_arg {
+	struct store *st;
+	char type[128];
+};
+
+extern const struct view_ops view_layout_ops;
+
+#endif /* C2C_VIEW_LAYOUT_H */
