@@ -47,6 +47,13 @@ const char *__lsan_default_suppressions(void)
 	       "leak:cpu_map__trim_new\n";
 }
 
+/* Keep the sanitizer build's stderr to our own lines (tests compare it). */
+const char *__lsan_default_options(void);
+const char *__lsan_default_options(void)
+{
+	return "print_suppressions=0";
+}
+
 static int libperf_quiet(enum libperf_print_level level, const char *fmt, va_list ap)
 {
 	(void)level;

@@ -215,6 +215,7 @@ struct perfdata_stats {
 	uint64_t dropped_bytes;      /* bytes after damage that were not read */
 	bool truncated;              /* the data section ends before its declared size */
 	uint64_t max_queued;         /* largest number of records held for ordering */
+	uint64_t half_flushes;       /* queue-limit flushes (rounds too big or missing) */
 };
 
 /* Opens path ("-" = stdin). File vs pipe format is detected from the header.
@@ -234,6 +235,11 @@ void perfdata_close(struct perfdata *pd);
 /* Ordering (default on): deliver records as perf report does. Off: file
  * order. Call before the first perfdata_next(). */
 void perfdata_set_ordered(struct perfdata *pd, bool ordered);
+/* Most records held for ordering before the older half of their time span
+ * is flushed, as perf does when its queue memory limit is reached
+ * (default 4M records; a file without FINISHED_ROUND would otherwise be
+ * held whole). */
+void perfdata_set_queue_limit(struct perfdata *pd, size_t records);
 
 const struct perfdata_header *perfdata_header(const struct perfdata *pd);
 const char *perfdata_path(const struct perfdata *pd);

@@ -62,6 +62,7 @@ struct perfdata {
 
 	/* input position */
 	uint64_t pos, end;           /* mapped: offsets into map */
+	uint64_t released;           /* map bytes before this were given back (madvise) */
 	bool stream;                 /* reading a real pipe with read() */
 	unsigned char *sbuf;         /* stream buffer */
 	size_t sbuf_start, sbuf_end, sbuf_cap;
@@ -81,6 +82,7 @@ struct perfdata {
 	struct pd_vec tmp;
 	uint64_t seq;
 	uint64_t next_flush, max_ts, last_flush;
+	size_t queue_limit;          /* records queued before a half flush (memory bound) */
 	bool have_delivered;
 	struct pd_ent delivered;     /* the record handed out last (released on next call) */
 

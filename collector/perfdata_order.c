@@ -39,6 +39,8 @@ static int vec_push(struct pd_vec *v, const struct pd_ent *e)
 	return 0;
 }
 
+static int flush_half(struct perfdata *pd, uint64_t last_ts);
+
 static inline bool ent_before(const struct pd_ent *a, const struct pd_ent *b)
 {
 	return a->ts < b->ts || (a->ts == b->ts && a->seq < b->seq);
@@ -139,6 +141,8 @@ int pd_order_add(struct perfdata *pd, const struct pd_ent *e, bool has_ts)
 		return -ENOMEM;
 	if (queued + 1 > pd->stats.max_queued)
 		pd->stats.max_queued = queued + 1;
+	if (queued + 1 >= pd->queue_limit)
+		return flush_half(pd, e->ts);
 	return 0;
 }
 
@@ -184,6 +188,28 @@ static int flush_upto(struct perfdata *pd, uint64_t limit)
 		q->n -= k;
 	}
 	return 0;
+}
+
+/* A file without FINISHED_ROUND (or with huge rounds) would queue without
+ * bound; past queue_limit records, do what perf does when its queue
+ * allocation limit is hit: flush the older half of the time span, from the
+ * first queued record to the one just queued, and keep that as next_flush. */
+static int flush_half(struct perfdata *pd, uint64_t last_ts)
+{
+	uint64_t first, limit;
+	int rc;
+
+	if (sort_ents(&pd->incoming, &pd->tmp) < 0)
+		return -ENOMEM;
+	first = pd->incoming.v[0].ts;
+	if (pd->queue.n && pd->queue.v[0].ts < first)
+		first = pd->queue.v[0].ts;
+	limit = first + (last_ts > first ? (last_ts - first) / 2 : 0);
+	rc = flush_upto(pd, limit);
+	if (rc == 0)
+		pd->next_flush = limit;
+	pd->stats.half_flushes++;
+	return rc;
 }
 
 int pd_order_round(struct perfdata *pd)

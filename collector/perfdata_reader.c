@@ -20,6 +20,7 @@
 
 enum {
 	CHUNK_SIZE = 1 << 20,
+	RELEASE_STEP = 32 << 20,     /* a multiple of the page size */
 	STREAM_BUF = 1 << 20,
 	PIPE_HEADER_SIZE = 16,
 	S_TID = 1u << 1, S_TIME = 1u << 2, S_IP = 1u << 0, S_IDENTIFIER = 1u << 16,
@@ -443,6 +444,34 @@ static int take_payload(struct perfdata *pd, size_t n, const unsigned char **p)
 	return 0;
 }
 
+/* Lowest mapped-input offset a queued or delivered record still uses. */
+static uint64_t lowest_live(const struct perfdata *pd)
+{
+	const struct pd_vec *vs[] = { &pd->queue, &pd->incoming, &pd->fifo };
+	uint64_t low = pd->pos;
+
+	for (size_t i = 0; i < sizeof(vs) / sizeof(vs[0]); i++)
+		for (size_t k = vs[i]->head; k < vs[i]->n; k++)
+			if (!vs[i]->v[k].chunk && (uint64_t)(vs[i]->v[k].rec - pd->map) < low)
+				low = (uint64_t)(vs[i]->v[k].rec - pd->map);
+	if (pd->have_delivered && !pd->delivered.chunk && (uint64_t)(pd->delivered.rec - pd->map) < low)
+		low = (uint64_t)(pd->delivered.rec - pd->map);
+	return low;
+}
+
+/* Drops the pages of the mapped file that no record points into any more,
+ * so a big file does not stay resident as it is read (everything the
+ * header handed out was copied at open). */
+static void release_consumed(struct perfdata *pd)
+{
+	uint64_t upto = lowest_live(pd) & ~(uint64_t)(RELEASE_STEP - 1);
+
+	if (upto > pd->released) {
+		madvise((void *)(pd->map + pd->released), (size_t)(upto - pd->released), MADV_DONTNEED);
+		pd->released = upto;
+	}
+}
+
 /* Reads and processes the next record in file order. 1: did one, 0: end of
  * input, negative: damage or failure (err or pending_err set). */
 static int read_one(struct perfdata *pd, struct c2c_error *err)
@@ -481,6 +510,8 @@ static int read_one(struct perfdata *pd, struct c2c_error *err)
 		return rc < 0 ? rc : 1;
 	}
 
+	if (pd->map_owned && pd->pos - pd->released >= 2 * RELEASE_STEP)
+		release_consumed(pd);
 	off = pd->pos;
 	if (pd->end - pd->pos < 8) {
 		uint64_t left = pd->end - pd->pos;
@@ -661,6 +692,7 @@ static struct perfdata *pd_new(const char *name)
 		return NULL;
 	pd->fd = -1;
 	pd->ordered = true;
+	pd->queue_limit = 4u << 20;
 	pd->path = strdup(name ? name : "(memory)");
 	if (!pd->path) {
 		free(pd);
@@ -869,6 +901,11 @@ int perfdata_open(struct perfdata **out, const char *path, struct c2c_error *err
 void perfdata_set_ordered(struct perfdata *pd, bool ordered)
 {
 	pd->ordered = ordered;
+}
+
+void perfdata_set_queue_limit(struct perfdata *pd, size_t records)
+{
+	pd->queue_limit = records > 2 ? records : 2;
 }
 
 const struct perfdata_header *perfdata_header(const struct perfdata *pd)

@@ -17,8 +17,10 @@
 #include "collector/sym_priv.h"
 
 struct dsym {
-	uint64_t start, size;    /* size 0: up to the next symbol */
+	uint64_t start, end;     /* [start, end): st_size, or up to the next symbol */
+	uint64_t size;           /* st_size as recorded (0 for labels) */
 	const char *name;        /* in the ELF string table (kept mapped) or names[] */
+	uint32_t idx;            /* order read, perf's tie-break */
 	uint8_t bind;            /* STB_* */
 };
 
@@ -60,7 +62,7 @@ struct sym_dso {
 
 	struct load_seg *loads;
 	size_t nloads;
-	struct dsym_tab funcs, objs;
+	struct dsym_tab syms;    /* functions and objects together, as perf */
 
 	bool dwarf_tried;
 	Dwarf *dwarf;
@@ -85,6 +87,7 @@ struct sym_dso *sym_dso_new(const char *path, const uint8_t *build_id, size_t bi
 		return NULL;
 	}
 	d->fd = d->dbg_fd = -1;
+	d->status = SYM_NO_FILE;     /* until sym_dso_load says otherwise */
 	sym_dso_set_build_id(d, build_id, bid_size);
 	return d;
 }
@@ -103,8 +106,7 @@ void sym_dso_free(struct sym_dso *d)
 		close(d->dbg_fd);
 	if (d->fd >= 0)
 		close(d->fd);
-	free(d->funcs.v);
-	free(d->objs.v);
+	free(d->syms.v);
 	free(d->loads);
 	free(d->cus);
 	free(d->cache);
@@ -364,33 +366,63 @@ static unsigned leading_underscores(const char *n)
 	return k;
 }
 
-/* Which alias at one address names it, as perf's choose_best_symbol():
- * a sized symbol, then not weak, then global, then fewer leading
- * underscores, then the longer name. <0 when x is the worse one. */
-static int dsym_pref(const struct dsym *x, const struct dsym *y)
+/* perf's choose_best_symbol() between two symbols at one address, on the
+ * lengths after the end fixup: a sized one, then not weak, then global,
+ * then fewer leading underscores, then the longer name; a full tie keeps
+ * the first. True when x wins. */
+static bool dsym_better(const struct dsym *x, const struct dsym *y)
 {
-	if ((x->size != 0) != (y->size != 0))
-		return x->size != 0 ? 1 : -1;
+	bool xs = x->end > x->start, ys = y->end > y->start;
+	if (xs != ys)
+		return xs;
 	if ((x->bind == STB_WEAK) != (y->bind == STB_WEAK))
-		return x->bind == STB_WEAK ? -1 : 1;
+		return y->bind == STB_WEAK;
 	if ((x->bind == STB_GLOBAL) != (y->bind == STB_GLOBAL))
-		return x->bind == STB_GLOBAL ? 1 : -1;
+		return x->bind == STB_GLOBAL;
 	unsigned ux = leading_underscores(x->name), uy = leading_underscores(y->name);
 	if (ux != uy)
-		return ux > uy ? -1 : 1;
-	size_t lx = strlen(x->name), ly = strlen(y->name);
-	if (lx != ly)
-		return lx < ly ? -1 : 1;
-	return strcmp(y->name, x->name);
+		return ux < uy;
+	return strlen(x->name) >= strlen(y->name);
 }
 
-/* By address; at one address the preferred alias last. */
+/* By address, then in the order read (perf's rbtree puts equal starts
+ * after the ones already there). */
 static int dsym_cmp(const void *a, const void *b)
 {
 	const struct dsym *x = a, *y = b;
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
-	return dsym_pref(x, y);
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* perf's symbols__fixup_end then symbols__fixup_duplicate: a symbol without
+ * size ends where the next one (in order) starts — so every alias but the
+ * last at one address stays empty — and the last one a page past its page;
+ * then of the symbols at one address only the best survives. */
+static void tab_finish(struct dsym_tab *t)
+{
+	if (t->n == 0)
+		return;
+	qsort(t->v, t->n, sizeof(*t->v), dsym_cmp);
+	for (size_t i = 0; i < t->n; i++) {
+		struct dsym *x = &t->v[i];
+		if (x->size)
+			x->end = x->start + x->size;
+		else if (i + 1 < t->n)
+			x->end = t->v[i + 1].start;
+		else
+			x->end = ((x->start + 4095) & ~(uint64_t)4095) + 4096;
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		if (k > 0 && t->v[k - 1].start == t->v[i].start) {
+			if (!dsym_better(&t->v[k - 1], &t->v[i]))
+				t->v[k - 1] = t->v[i];
+			continue;
+		}
+		t->v[k++] = t->v[i];
+	}
+	t->n = k;
 }
 
 static int tab_push(struct dsym_tab *t, size_t *cap, const struct dsym *s)
@@ -409,8 +441,7 @@ static int tab_push(struct dsym_tab *t, size_t *cap, const struct dsym *s)
 
 /* Reads SHT_SYMTAB (else SHT_DYNSYM when want_dyn) of one ELF. Returns the
  * number of symbols read. */
-static size_t dso_read_symtab(struct sym_dso *d, Elf *elf, Elf64_Word type,
-			      size_t *fcap, size_t *ocap)
+static size_t dso_read_symtab(struct sym_dso *d, Elf *elf, Elf64_Word type, size_t *cap)
 {
 	size_t count = 0;
 	Elf_Scn *scn = NULL;
@@ -446,9 +477,10 @@ static size_t dso_read_symtab(struct sym_dso *d, Elf *elf, Elf64_Word type,
 				.start = s.st_value,
 				.size = s.st_size,
 				.name = name,
+				.idx = (uint32_t)d->syms.n,
 				.bind = (uint8_t)GELF_ST_BIND(s.st_info),
 			};
-			if (tab_push(func ? &d->funcs : &d->objs, func ? fcap : ocap, &ds) < 0)
+			if (tab_push(&d->syms, cap, &ds) < 0)
 				return count;
 			count++;
 		}
@@ -472,7 +504,7 @@ static const char *dso_keep_name(struct sym_dso *d, const char *name)
  * PLT relocations, in order (x86: 16-byte entries, after a 16-byte header
  * in a lazy .plt, or in .plt.sec without one). Always from the binary
  * itself: debug files carry the PLT as NOBITS. */
-static void dso_synth_plt(struct sym_dso *d, size_t *fcap)
+static void dso_synth_plt(struct sym_dso *d, size_t *cap)
 {
 	GElf_Ehdr eh;
 	GElf_Shdr plt, sec, rel, dsh;
@@ -517,26 +549,34 @@ static void dso_synth_plt(struct sym_dso *d, size_t *fcap)
 		char buf[512];
 		snprintf(buf, sizeof(buf), "%s@plt", target ? target : "");
 		struct dsym ds_ = {
-			.start = first + i * esize, .size = esize, .bind = STB_GLOBAL,
-			.name = dso_keep_name(d, buf),
+			.start = first + i * esize, .end = first + (i + 1) * esize, .size = esize,
+			.bind = STB_GLOBAL, .idx = (uint32_t)d->syms.n, .name = dso_keep_name(d, buf),
 		};
-		if (!ds_.name || tab_push(&d->funcs, fcap, &ds_) < 0)
+		if (!ds_.name || tab_push(&d->syms, cap, &ds_) < 0)
 			return;
 	}
 }
 
+/* Symbols as perf loads them: .symtab, else the debug file's, else
+ * .dynsym; end and alias fixups; then the PLT entries (sized, so they
+ * take no part in the fixups; a symbol stretched over the PLT is cut). */
 static void dso_read_symbols(struct sym_dso *d)
 {
-	size_t fcap = 0, ocap = 0;
-	if (dso_read_symtab(d, d->elf, SHT_SYMTAB, &fcap, &ocap) == 0) {
-		if (!d->dbg_elf || dso_read_symtab(d, d->dbg_elf, SHT_SYMTAB, &fcap, &ocap) == 0)
-			dso_read_symtab(d, d->elf, SHT_DYNSYM, &fcap, &ocap);
+	size_t cap = 0;
+	if (dso_read_symtab(d, d->elf, SHT_SYMTAB, &cap) == 0) {
+		if (!d->dbg_elf || dso_read_symtab(d, d->dbg_elf, SHT_SYMTAB, &cap) == 0)
+			dso_read_symtab(d, d->elf, SHT_DYNSYM, &cap);
 	}
-	dso_synth_plt(d, &fcap);
-	if (d->funcs.n)
-		qsort(d->funcs.v, d->funcs.n, sizeof(struct dsym), dsym_cmp);
-	if (d->objs.n)
-		qsort(d->objs.v, d->objs.n, sizeof(struct dsym), dsym_cmp);
+	tab_finish(&d->syms);
+	size_t before = d->syms.n;
+	dso_synth_plt(d, &cap);
+	if (d->syms.n == before)
+		return;
+	uint64_t plt = d->syms.v[before].start;
+	for (size_t i = 0; i < before; i++)
+		if (d->syms.v[i].start < plt && d->syms.v[i].end > plt)
+			d->syms.v[i].end = plt;
+	qsort(d->syms.v, d->syms.n, sizeof(*d->syms.v), dsym_cmp);
 }
 
 static void dso_read_loads(struct sym_dso *d)
@@ -616,18 +656,7 @@ static const struct dsym *tab_find(const struct dsym_tab *t, uint64_t addr)
 		else
 			hi = mid;
 	}
-	if (lo == 0)
-		return NULL;
-	uint64_t at = t->v[lo - 1].start;
-	uint64_t next = lo < t->n ? t->v[lo].start : UINT64_MAX;
-	/* Aliases at one address are sorted by rank: best first from the top. */
-	for (size_t i = lo; i > 0 && t->v[i - 1].start == at; i--) {
-		const struct dsym *s = &t->v[i - 1];
-		uint64_t end = s->size ? s->start + s->size : next;
-		if (addr < end)
-			return s;
-	}
-	return NULL;
+	return lo > 0 && addr < t->v[lo - 1].end ? &t->v[lo - 1] : NULL;
 }
 
 bool sym_dso_object(struct sym_dso *d, uint64_t vaddr, const char **name,
@@ -635,7 +664,7 @@ bool sym_dso_object(struct sym_dso *d, uint64_t vaddr, const char **name,
 {
 	if (d->status != SYM_OK)
 		return false;
-	const struct dsym *s = tab_find(&d->objs, vaddr);
+	const struct dsym *s = tab_find(&d->syms, vaddr);
 	if (!s)
 		return false;
 	*name = s->name;
@@ -779,7 +808,7 @@ static struct code_cache_ent *dso_code(struct sym_dso *d, uint64_t vaddr)
 	e->used = true;
 	e->vaddr = vaddr;
 	d->cache_n++;
-	const struct dsym *s = tab_find(&d->funcs, vaddr);
+	const struct dsym *s = tab_find(&d->syms, vaddr);
 	if (s) {
 		e->has_func = true;
 		e->func = s->name;

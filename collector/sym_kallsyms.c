@@ -35,11 +35,6 @@ static bool ktype_text(char t)
 	return t == 't' || t == 'T' || t == 'w' || t == 'W';
 }
 
-static bool ktype_data(char t)
-{
-	return strchr("dDbBrRvV", t) != NULL && t != '\0';
-}
-
 /* By address; at one address in file order. perf gives every symbol at
  * one address but the last listed a zero length (symbols__fixup_end runs
  * before its alias choice), so the last listed is the one it shows; the
@@ -164,13 +159,19 @@ size_t sym_kallsyms_count(const struct sym_kallsyms *k)
 	return k ? k->n : 0;
 }
 
-/* The best symbol of the requested class at the highest address <= addr,
- * bounded by the next higher address. */
-static bool kallsyms_find(const struct sym_kallsyms *k, uint64_t addr, bool (*want)(char),
-			  const char **name, uint64_t *start, const char **module)
+static uint64_t page_after(uint64_t a)
+{
+	return a > UINT64_MAX - 8192 ? UINT64_MAX : ((a + 4095) & ~(uint64_t)4095) + 4096;
+}
+
+/* The symbol covering addr, with perf's ends (symbols__fixup_end for
+ * kallsyms): the next address; a page past a vmlinux/module boundary; a
+ * page past its page for the very last one. At one address the last
+ * listed, the only one perf leaves a length. */
+static const struct ksym *kallsyms_find(const struct sym_kallsyms *k, uint64_t addr)
 {
 	if (!k)
-		return false;
+		return NULL;
 	size_t lo = 0, hi = k->n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -180,33 +181,39 @@ static bool kallsyms_find(const struct sym_kallsyms *k, uint64_t addr, bool (*wa
 			hi = mid;
 	}
 	if (lo == 0)
+		return NULL;
+	const struct ksym *s = &k->v[lo - 1];
+	uint64_t end;
+	if (lo == k->n)
+		end = page_after(s->start);
+	else if ((s->module != 0) != (k->v[lo].module != 0))
+		end = page_after(s->start + 1);
+	else
+		end = k->v[lo].start;
+	return addr < end ? s : NULL;
+}
+
+static bool ksym_out(const struct sym_kallsyms *k, const struct ksym *s, const char **name,
+		     uint64_t *start, const char **module)
+{
+	if (!s)
 		return false;
-	size_t next = lo;        /* first entry above addr, or n */
-	uint64_t at = k->v[lo - 1].start;
-	if (next == k->n && addr - at >= 4096)
-		return false;    /* past the last symbol: nothing to bound it */
-	/* At one address the last listed wins (see ksym_cmp). */
-	for (size_t i = lo; i > 0 && k->v[i - 1].start == at; i--) {
-		const struct ksym *s = &k->v[i - 1];
-		if (!want(s->type))
-			continue;
-		*name = k->strs + s->name;
-		*start = s->start;
-		if (module)
-			*module = s->module ? k->strs + s->module : NULL;
-		return true;
-	}
-	return false;
+	*name = k->strs + s->name;
+	*start = s->start;
+	if (module)
+		*module = s->module ? k->strs + s->module : NULL;
+	return true;
 }
 
 bool sym_kallsyms_text(const struct sym_kallsyms *k, uint64_t addr,
 		       const char **name, uint64_t *start, const char **module)
 {
-	return kallsyms_find(k, addr, ktype_text, name, start, module);
+	const struct ksym *s = kallsyms_find(k, addr);
+	return ksym_out(k, s && ktype_text(s->type) ? s : NULL, name, start, module);
 }
 
 bool sym_kallsyms_data(const struct sym_kallsyms *k, uint64_t addr,
 		       const char **name, uint64_t *start, const char **module)
 {
-	return kallsyms_find(k, addr, ktype_data, name, start, module);
+	return ksym_out(k, kallsyms_find(k, addr), name, start, module);
 }

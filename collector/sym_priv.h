@@ -24,9 +24,8 @@ struct sym_map {
 	uint64_t start, end;     /* [start, end) */
 	uint64_t pgoff;          /* file offset of start */
 	const char *name;        /* interned */
-	struct sym_dso *dso;     /* NULL when not file-backed (or kernel) */
-	uint8_t build_id_size;
-	uint8_t build_id[20];
+	struct sym_dso *dso;     /* the file (and its build-id); NULL when not
+	                            file-backed, or a kernel map without build-id */
 	uint32_t prot, flags;
 };
 
@@ -83,11 +82,13 @@ struct sym_kallsyms;
 struct sym_kallsyms *sym_kallsyms_load(const char *path);
 void sym_kallsyms_free(struct sym_kallsyms *k);
 size_t sym_kallsyms_count(const struct sym_kallsyms *k);
-/* Text (t/T/w/W) symbol containing addr: name, start. A symbol ends where
- * the next one starts. Returns false when none. */
+/* The symbol containing addr (perf's ends and alias choice, see
+ * sym_kallsyms.c) when it is code (t/T/w/W): name, start, module (NULL for
+ * vmlinux). Returns false when none. */
 bool sym_kallsyms_text(const struct sym_kallsyms *k, uint64_t addr,
 		       const char **name, uint64_t *start, const char **module);
-/* Same for data symbols (d/D/b/B/r/R/v/V). */
+/* The symbol of any kind (code or data) containing addr, for data
+ * addresses: perf names a data address in kernel text by its function. */
 bool sym_kallsyms_data(const struct sym_kallsyms *k, uint64_t addr,
 		       const char **name, uint64_t *start, const char **module);
 
@@ -113,7 +114,8 @@ const uint8_t *sym_dso_build_id(const struct sym_dso *d, size_t *size);
 bool sym_dso_off_to_vaddr(struct sym_dso *d, uint64_t off, uint64_t *vaddr);
 /* Function containing vaddr (name owned by the dso). */
 bool sym_dso_func(struct sym_dso *d, uint64_t vaddr, const char **name, uint64_t *start);
-/* Object symbol containing vaddr. */
+/* Object symbol containing vaddr; in an executable segment, a function
+ * (perf names data addresses in code by their function). */
 bool sym_dso_object(struct sym_dso *d, uint64_t vaddr, const char **name,
 		    uint64_t *start, uint64_t *size);
 /* Source file and line of vaddr from DWARF (file owned by the dso). */

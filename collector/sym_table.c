@@ -243,6 +243,23 @@ static uint64_t map_end(uint64_t start, uint64_t len)
 	return len > UINT64_MAX - start ? UINT64_MAX : start + len;
 }
 
+/* The build-id of a map: the record's, else the BUILD_ID feature's for
+ * that path. Returns its size (0: none). */
+static size_t record_bid(const struct symtab *st, const struct c2c_mmap *m, const char *name,
+			 uint8_t out[20])
+{
+	size_t n = m->build_id_size > 20 ? 20 : m->build_id_size;
+	if (n) {
+		memcpy(out, m->build_id, n);
+		return n;
+	}
+	const struct feat_bid *f = feat_bid_find(st, name);
+	if (!f)
+		return 0;
+	memcpy(out, f->bid, f->size);
+	return f->size;
+}
+
 static bool mode_is_kernel(uint8_t m)
 {
 	return m == C2C_MODE_KERNEL || m == C2C_MODE_GUEST_KERNEL;
@@ -275,17 +292,11 @@ static int kernel_mmap(struct symtab *st, const struct c2c_mmap *m)
 	}
 	if (!map.name)
 		return -ENOMEM;
-	map.build_id_size = m->build_id_size > 20 ? 20 : m->build_id_size;
-	memcpy(map.build_id, m->build_id, map.build_id_size);
-	const struct feat_bid *f = map.build_id_size ? NULL : feat_bid_find(st, map.name);
-	if (f) {
-		map.build_id_size = (uint8_t)f->size;
-		memcpy(map.build_id, f->bid, f->size);
-	}
 	/* Never opened as ELF (kernel code comes from kallsyms); it holds the
 	 * build-id where results may point at it. */
-	if (map.build_id_size && !(map.dso = dso_findnew(st, map.name, map.build_id,
-							 map.build_id_size)))
+	uint8_t bid[20];
+	size_t bn = record_bid(st, m, map.name, bid);
+	if (bn && !(map.dso = dso_findnew(st, map.name, bid, bn)))
 		return -ENOMEM;
 	return sym_maps_insert(st->kmaps, &map);
 }
@@ -306,18 +317,10 @@ int symtab_mmap(struct symtab *st, const struct c2c_mmap *m)
 	};
 	if (!map.name)
 		return -ENOMEM;
-	if (m->build_id_size) {
-		map.build_id_size = m->build_id_size > 20 ? 20 : m->build_id_size;
-		memcpy(map.build_id, m->build_id, map.build_id_size);
-	} else {
-		const struct feat_bid *f = feat_bid_find(st, map.name);
-		if (f) {
-			map.build_id_size = (uint8_t)f->size;
-			memcpy(map.build_id, f->bid, f->size);
-		}
-	}
 	if (name_is_file(map.name)) {
-		map.dso = dso_findnew(st, map.name, map.build_id, map.build_id_size);
+		uint8_t bid[20];
+		size_t bn = record_bid(st, m, map.name, bid);
+		map.dso = dso_findnew(st, map.name, bid, bn);
 		if (!map.dso)
 			return -ENOMEM;
 	}
@@ -541,6 +544,20 @@ static void kernel_data(struct symtab *st, const struct sym_map *map, uint64_t a
 	}
 }
 
+/* The file behind a user map: itself, or for the tail of .bss that the
+ * kernel maps as "//anon" right after the file's last data page, that
+ * file's map. NULL when none. */
+static const struct sym_map *backing_file_map(const struct sym_thread *th,
+					      const struct sym_map *map)
+{
+	if (map->dso)
+		return map;
+	const struct sym_map *prev = sym_maps_prev(th->maps, map);
+	if (strcmp(map->name, "//anon") == 0 && prev && prev->dso && prev->end == map->start)
+		return prev;
+	return NULL;
+}
+
 static bool file_object(struct symtab *st, const struct sym_map *fmap, uint64_t addr,
 			struct sym_data *out)
 {
@@ -585,15 +602,11 @@ int symtab_resolve_data(struct symtab *st, int32_t pid, int32_t tid, uint8_t cpu
 	out->rel_addr = addr - map->start + map->pgoff;
 	if (!map->dso) {
 		out->status = SYM_ANON;
-		/* The tail of .bss past the file's last page is an anonymous map
-		 * right after the file's data map: resolve it through that file. */
-		const struct sym_map *prev = sym_maps_prev(th->maps, map);
-		if (strcmp(map->name, "//anon") == 0 && prev && prev->dso && prev->end == map->start) {
-			struct sym_data tmp = *out;
-			if (file_object(st, prev, addr, &tmp)) {
-				tmp.dso = prev->name;
-				*out = tmp;
-			}
+		const struct sym_map *fmap = backing_file_map(th, map);
+		struct sym_data tmp = *out;
+		if (fmap && file_object(st, fmap, addr, &tmp)) {
+			tmp.dso = fmap->name;
+			*out = tmp;
 		}
 		return 0;
 	}
@@ -611,7 +624,9 @@ struct sym_dso *symtab_dso_for(struct symtab *st, int32_t pid, int32_t tid,
 {
 	struct sym_thread *th = sym_threads_findnew(st->threads, pid, tid);
 	const struct sym_map *map = find_map(st, th, C2C_MODE_USER, addr);
-	if (!map || !map->dso)
+	if (map)
+		map = backing_file_map(th, map);
+	if (!map)
 		return NULL;
 	uint64_t vaddr = 0;
 	if (map_to_vaddr(st, map, addr, &vaddr))

@@ -144,8 +144,9 @@ struct sym_data {
 	uint64_t map_start;
 	uint64_t rel_addr;
 	const char *symbol;      /* STT_OBJECT/STT_COMMON symbol (TLS symbols hold
-	                            offsets, not addresses), or kallsyms d/D/b/B/r/R
-	                            symbol; NULL when unresolved */
+	                            offsets, not addresses) or, for an address in
+	                            code, the function (as perf shows it); for the
+	                            kernel any kallsyms symbol; NULL when unresolved */
 	uint64_t offset;         /* addr - symbol start */
 	uint64_t sym_start;      /* symbol's start, as a runtime address */
 	uint64_t sym_size;       /* 0 when unknown (kallsyms) */
@@ -171,9 +172,11 @@ int symtab_resolve_data(struct symtab *st, int32_t pid, int32_t tid, uint8_t cpu
 /* ---- per-binary handles (for the types/diff code) --------------------- */
 
 /* The file-backed dso mapped at addr in the thread (user maps only; the
- * kernel has no ELF handle here). Returns NULL when unmapped or not a
- * file. *rel_addr (if non-NULL) gets the address in the file's own
- * address space (ELF vaddr, usable with the Dwarf of sym_dso_dwarf). */
+ * kernel has no ELF handle here), also for the "//anon" tail of a file's
+ * .bss. Returns NULL when unmapped or not a file; check sym_dso_status()
+ * (a missing file or build-id mismatch has no Elf/Dwarf). *rel_addr (if
+ * non-NULL) gets the address in the file's own address space (ELF vaddr,
+ * usable with the Dwarf of sym_dso_dwarf), 0 when it falls in no segment. */
 struct sym_dso *symtab_dso_for(struct symtab *st, int32_t pid, int32_t tid,
 			       uint64_t addr, uint64_t *rel_addr);
 /* The dso for a path as recorded (opened on first use, then cached). */

@@ -33,6 +33,8 @@ struct dwarf_priv {
 	unsigned ptr_size;
 	struct dwarf_var *vars;
 	size_t nvars, capvars;
+	struct dwarf_var **byname;   /* named vars sorted by name, built on first lookup */
+	size_t nbyname;
 };
 
 static struct dwarf_priv *P(struct types_db *db)
@@ -374,6 +376,7 @@ static void dwarf_fini(struct types_db *db)
 	if (p->fd >= 0)
 		close(p->fd);
 	free(p->vars);
+	free(p->byname);
 	free(p);
 	db->priv = NULL;
 }
@@ -595,19 +598,46 @@ int types_var_at(struct types_db *db, uint64_t vaddr, uint32_t *type, uint64_t *
 	return -ENOENT;
 }
 
+static int byname_cmp(const void *a, const void *b)
+{
+	const struct dwarf_var *x = *(struct dwarf_var *const *)a, *y = *(struct dwarf_var *const *)b;
+	int c = strcmp(x->name, y->name);
+
+	/* several definitions of a name (statics in CUs): lowest address first */
+	if (c)
+		return c;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
 static int dwarf_var_by_name(struct types_db *db, const char *name, uint32_t *type,
-			    uint64_t *start)
+			     uint64_t *start)
 {
 	struct dwarf_priv *p = P(db);
+	size_t lo = 0, hi;
 
 	if (!db->index_done)
 		types_find(db, "");
-	for (size_t i = 0; i < p->nvars; i++) {
-		if (p->vars[i].name && !strcmp(p->vars[i].name, name)) {
-			*type = types_intern(db, p->vars[i].type_key);
-			*start = p->vars[i].start;
-			return 0;
-		}
+	if (!p->byname && p->nvars) {
+		p->byname = malloc(p->nvars * sizeof(*p->byname));
+		if (!p->byname)
+			return -ENOMEM;
+		for (size_t i = 0; i < p->nvars; i++)
+			if (p->vars[i].name)
+				p->byname[p->nbyname++] = &p->vars[i];
+		qsort(p->byname, p->nbyname, sizeof(*p->byname), byname_cmp);
+	}
+	hi = p->nbyname;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (strcmp(p->byname[mid]->name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < p->nbyname && !strcmp(p->byname[lo]->name, name)) {
+		*type = types_intern(db, p->byname[lo]->type_key);
+		*start = p->byname[lo]->start;
+		return 0;
 	}
 	return -ENOENT;
 }

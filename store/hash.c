@@ -77,7 +77,7 @@ struct agg_ent *agg_table_get(struct agg_table *t, const uint64_t *key, bool *cr
 	return e;
 }
 
-int agg_table_mark(struct agg_table *t, struct agg_ent *e)
+int agg_table_mark_slow(struct agg_table *t, struct agg_ent *e)
 {
 	if (e->dirty)
 		return 0;

@@ -184,9 +184,9 @@ static int pareto_cmp(const void *pa, const void *pb)
 	int c = c2c_row_cmp(a->offset, &a->stats, b->offset, &b->stats, (enum c2c_display)sort_mode);
 	if (c)
 		return c;
-	/* Stable: the coalesce-key order (what qsort lacks). */
+	/* Stable: perf's coalesce-key order (what qsort lacks). */
 	if (a->pid != b->pid)
-		return a->pid < b->pid ? -1 : 1;
+		return a->pid > b->pid ? -1 : 1;
 	if (a->tid != b->tid)
 		return a->tid < b->tid ? -1 : 1;
 	if (a->iaddr != b->iaddr)
@@ -197,8 +197,8 @@ static int pareto_cmp(const void *pa, const void *pb)
 static void fill_site(struct store *st, struct store_pareto_row *row, int64_t site)
 {
 	sqlite3_stmt *s;
-	if (site <= 0 || sqlite3_prepare_v2(st->db, "SELECT function, offset, dso, file, line FROM main.sites WHERE id = ?",
-					    -1, &s, NULL) != SQLITE_OK)
+	if (site <= 0 || sqlite3_prepare_v2(st->db, "SELECT function, offset, dso, file, line, rel_addr FROM main.sites"
+					    " WHERE id = ?", -1, &s, NULL) != SQLITE_OK)
 		return;
 	sqlite3_bind_int64(s, 1, site);
 	if (sqlite3_step(s) == SQLITE_ROW) {
@@ -207,6 +207,7 @@ static void fill_site(struct store *st, struct store_pareto_row *row, int64_t si
 		store_col_text(s, 2, row->dso, sizeof(row->dso));
 		store_col_text(s, 3, row->file, sizeof(row->file));
 		row->line = (uint32_t)sqlite3_column_int64(s, 4);
+		row->rel_addr = (uint64_t)sqlite3_column_int64(s, 5);
 	}
 	sqlite3_finalize(s);
 }
@@ -294,6 +295,7 @@ int store_query_line_pareto(struct store *st, uint64_t line_addr, const struct s
 		return store_sqlerr(st, err, "reading a line's Pareto rows");
 	}
 	for (size_t i = 0; i < acc.n; i++) {
+		memcpy(acc.rows[i].cpu_mask, acc.cpus[i], sizeof(acc.rows[i].cpu_mask));
 		acc.rows[i].nr_cpus = 0;
 		for (int w = 0; w < 64; w++)
 			acc.rows[i].nr_cpus += (uint32_t)__builtin_popcountll(acc.cpus[i][w]);

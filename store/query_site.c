@@ -16,8 +16,8 @@ int store_get_site(struct store *st, int64_t site_id, struct store_site *out, st
 	int r;
 
 	memset(out, 0, sizeof(*out));
-	if ((r = store_prepare(st, &s, "SELECT id, ip, pid, cpumode, function, offset, dso, file, line FROM main.sites"
-				 " WHERE id = ?", err)) < 0)
+	if ((r = store_prepare(st, &s, "SELECT id, ip, pid, cpumode, function, offset, dso, file, line, rel_addr"
+				 " FROM main.sites WHERE id = ?", err)) < 0)
 		return r;
 	sqlite3_bind_int64(s, 1, site_id);
 	if (sqlite3_step(s) != SQLITE_ROW) {
@@ -33,6 +33,7 @@ int store_get_site(struct store *st, int64_t site_id, struct store_site *out, st
 	store_col_text(s, 6, out->dso, sizeof(out->dso));
 	store_col_text(s, 7, out->file, sizeof(out->file));
 	out->line = (uint32_t)sqlite3_column_int64(s, 8);
+	out->rel_addr = (uint64_t)sqlite3_column_int64(s, 9);
 	sqlite3_finalize(s);
 
 	snprintf(sql, sizeof(sql), "SELECT %s, %s FROM main.agg_pareto WHERE ip = ?1 AND (?2 < 0 OR pid = ?2)",

@@ -30,7 +30,7 @@ static const char base_schema[] =
 	" len INTEGER, pgoff INTEGER, prot INTEGER, flags INTEGER, cpumode INTEGER, maj INTEGER, min INTEGER,"
 	" ino INTEGER, ino_generation INTEGER, build_id BLOB, filename TEXT);"
 	"CREATE TABLE sites (id INTEGER PRIMARY KEY, ip INTEGER NOT NULL, pid INTEGER NOT NULL,"
-	" cpumode INTEGER, function TEXT, offset INTEGER, dso TEXT, file TEXT, line INTEGER);"
+	" cpumode INTEGER, function TEXT, offset INTEGER, dso TEXT, file TEXT, line INTEGER, rel_addr INTEGER);"
 	"CREATE INDEX sites_ip ON sites (ip);"
 	"CREATE TABLE dsyms (id INTEGER PRIMARY KEY, name TEXT NOT NULL, start INTEGER, size INTEGER,"
 	" pid INTEGER, dso TEXT);"
@@ -76,6 +76,7 @@ static void store_free(struct store *st)
 	agg_table_fini(&st->dsyms);
 	agg_table_fini(&st->chains);
 	free(st->cpu_node);
+	free(st->dsym_start);
 	free(st->path);
 	free(st);
 }
@@ -97,8 +98,8 @@ static int prepare_writer(struct store *st, struct c2c_error *err)
 		[STMT_TASK] = "INSERT INTO tasks (time, kind, pid, ppid, tid, ptid) VALUES (?,?,?,?,?,?)",
 		[STMT_MMAP] = "INSERT INTO maps (time, pid, tid, start, len, pgoff, prot, flags, cpumode, maj, min,"
 			      " ino, ino_generation, build_id, filename) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-		[STMT_SITE] = "INSERT INTO sites (ip, pid, cpumode, function, offset, dso, file, line)"
-			      " VALUES (?,?,?,?,?,?,?,?)",
+		[STMT_SITE] = "INSERT INTO sites (ip, pid, cpumode, function, offset, dso, file, line, rel_addr)"
+			      " VALUES (?,?,?,?,?,?,?,?,?)",
 		[STMT_DSYM] = "INSERT INTO dsyms (name, start, size, pid, dso) VALUES (?,?,?,?,?)",
 		[STMT_CHAIN] = "INSERT INTO callchains (sites) VALUES (?)",
 		[STMT_META_SET] = "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",

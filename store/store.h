@@ -149,6 +149,8 @@ struct store_site_info {
 	const char *dso;         /* NULL when unknown */
 	const char *file;        /* source file, NULL when unknown */
 	uint32_t line;           /* 0 when unknown */
+	uint64_t rel_addr;       /* ip in the binary's own address space (what perf
+	                            prints for an unresolved ip); 0 unknown */
 };
 /* Returns the site id (> 0) or a negative errno. */
 int64_t store_site_intern(struct store *st, const struct store_site_info *site, struct c2c_error *err);
@@ -416,9 +418,13 @@ struct store_pareto_row {
 	struct store_lat lat;
 	uint32_t nr_cpus;
 	uint64_t node_mask;
+	uint64_t cpu_mask[4];    /* CPUs 0..255 that touched the row (bit n = CPU n) */
+	uint64_t rel_addr;       /* iaddr in its binary (see store_site_info) */
 };
 /* The line's Pareto rows (perf's per-line section), grouped by offset
- * ascending, within an offset by HITM of the mode (or stores) descending.
+ * ascending, within an offset by HITM of the mode (or stores) descending
+ * (c2c_row_cmp), ties in perf's key order: pid descending, tid, iaddr
+ * ascending, dso name.
  * Rows perf would filter (no HITM of the mode and no store) are left out
  * unless show_all. */
 int store_query_line_pareto(struct store *st, uint64_t line_addr, const struct store_filter *f,
@@ -486,6 +492,7 @@ struct store_site {
 	char dso[256];
 	char file[256];
 	uint32_t line;
+	uint64_t rel_addr;       /* see store_site_info */
 	struct c2c_stats stats;  /* every sample at this site */
 	struct store_lat lat;
 };
@@ -582,6 +589,21 @@ struct store_line_key {
 	uint8_t cpumode;         /* enum c2c_cpumode */
 	bool mapped;
 	int32_t pid;
+	/* the data map's file identity (0 for anonymous memory), and whether
+	 * it is private anonymous user memory (perf then keys by pid too) */
+	uint32_t maj, min;
+	uint64_t ino, ino_generation;
+	bool anon;
+};
+/* perf's order of two lines with equal display counters: <0 when a first. */
+int store_line_key_cmp(const struct store_line_key *a, uint64_t addr_a,
+		       const struct store_line_key *b, uint64_t addr_b);
+
+/* -N: a Pareto row's CPUs and its samples by the node of their CPU. */
+#define STORE_SEQ_MAX_NODES 16
+struct store_row_nodes {
+	uint64_t cpus[4];        /* CPUs 0..255 that made the row's samples */
+	struct c2c_stats node[STORE_SEQ_MAX_NODES];
 };
 
 /* One line of store_query_lines_seq: in = addr (and rows, nrows: the
@@ -598,6 +620,7 @@ struct store_seq_line {
 	struct store_phys *row_phys;
 	struct store_lat *row_lat;   /* each row's accumulators recomputed in
 	                                sample order: perf's running means exactly */
+	struct store_row_nodes *row_nodes; /* for -N; may be NULL */
 };
 /* One scan of the samples in recording order for n lines: perf's
  * sample-order numbers (Node / PA cnt when the session has a memory

@@ -82,7 +82,11 @@ struct agg_table {
  * NULL on allocation failure. */
 struct agg_ent *agg_table_get(struct agg_table *t, const uint64_t *key, bool *created);
 struct agg_ent *agg_table_find(const struct agg_table *t, const uint64_t *key);
-int agg_table_mark(struct agg_table *t, struct agg_ent *e);
+int agg_table_mark_slow(struct agg_table *t, struct agg_ent *e);
+static inline int agg_table_mark(struct agg_table *t, struct agg_ent *e)
+{
+	return e->dirty ? 0 : agg_table_mark_slow(t, e);
+}
 void agg_table_fini(struct agg_table *t);
 
 /* Key-only set. Returns 1 when added, 0 when present, -ENOMEM. */
@@ -195,6 +199,8 @@ struct store {
 	struct agg_table sites;      /* (pid, ip) -> id (ent->site) */
 	struct agg_table dsyms;      /* (pid, start, name hash) -> id */
 	struct agg_table chains;     /* (hash, n) -> id */
+	uint64_t *dsym_start;        /* dsym id -> symbol start (ids are dense rowids) */
+	size_t nr_dsym_start;
 	int32_t *cpu_node;           /* cpu -> node from the cpus table */
 	size_t nr_cpu_node;
 	uint64_t generation;         /* bumped at every commit: invalidates query caches */

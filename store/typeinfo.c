@@ -64,10 +64,21 @@ static const char *col_str(sqlite3_stmt *s, int c)
 
 /* ---- binaries and their types --------------------------------------- */
 
+/* Instruction answers depend on the pc only (the object is addr - offset):
+ * a small direct-mapped cache keeps the DWARF scope walk off the hot path. */
+#define PC_CACHE 1024
+
+struct pc_ent {
+	uint64_t pc;
+	bool used;
+	struct types_attr a;
+};
+
 struct bin {
 	char *path;
 	struct types_db *db;
 	struct insn_decoder *dec;
+	struct pc_ent *cache;
 	bool failed;
 };
 
@@ -75,6 +86,8 @@ struct bins {
 	struct bin *v;
 	size_t n, cap;
 	const struct typeinfo_opts *o;
+	char saved[32][128];     /* type names whose layout is in the session */
+	unsigned nsaved;
 };
 
 static struct bin *bin_get(struct bins *b, const char *path, bool btf)
@@ -111,6 +124,7 @@ static struct bin *bin_get(struct bins *b, const char *path, bool btf)
 static void bins_fini(struct bins *b)
 {
 	for (size_t i = 0; i < b->n; i++) {
+		free(b->v[i].cache);
 		insn_decoder_free(b->v[i].dec);
 		types_free(b->v[i].db);
 		free(b->v[i].path);
@@ -192,19 +206,27 @@ static const struct map *map_find(const struct maps *m, int32_t pid, uint64_t ad
 
 /* ---- saving layouts --------------------------------------------------- */
 
-static int save_layout(struct store *st, struct types_db *db, uint32_t type, const char *name,
-		       struct c2c_error *err)
+static int save_layout(struct store *st, struct bins *b, struct types_db *db, uint32_t type,
+		       const char *name, struct c2c_error *err)
 {
 	sqlite3_stmt *s;
 	struct layout l;
 	int rc;
 	bool exists;
 
+	/* most samples hit a handful of types: skip the lookup for those
+	 * this pass already saw */
+	for (unsigned i = 0; i < b->nsaved && i < 32; i++)
+		if (!strcmp(b->saved[i], name))
+			return 0;
+
 	if (prep(st, &s, "SELECT 1 FROM type_layouts WHERE type_name = ?", err) < 0)
 		return -EIO;
 	sqlite3_bind_text(s, 1, name, -1, SQLITE_TRANSIENT);
 	exists = sqlite3_step(s) == SQLITE_ROW;
 	sqlite3_finalize(s);
+	snprintf(b->saved[b->nsaved % 32], sizeof(b->saved[0]), "%s", name);
+	b->nsaved++;
 	if (exists)
 		return 0;
 	if (layout_build(&l, db, type, st->line_size, NULL) < 0)
@@ -276,8 +298,8 @@ static void count_why(struct why_count *w, size_t *nw, size_t cap, const char *w
 	}
 }
 
-static int save_attr(struct store *st, sqlite3_stmt *ins, int64_t sid, struct types_db *db,
-		     const struct types_attr *a, struct c2c_error *err)
+static int save_attr(struct store *st, struct bins *b, sqlite3_stmt *ins, int64_t sid,
+		     struct types_db *db, const struct types_attr *a, struct c2c_error *err)
 {
 	char tname[128] = "", top[256] = "";
 
@@ -285,7 +307,7 @@ static int save_attr(struct store *st, sqlite3_stmt *ins, int64_t sid, struct ty
 		types_name(db, a->type, tname, sizeof(tname));
 		snprintf(top, sizeof(top), "%s", a->hit.path);
 		top[strcspn(top, ".[")] = 0;
-		if (save_layout(st, db, a->type, tname, err) < 0)
+		if (save_layout(st, b, db, a->type, tname, err) < 0)
 			return -EIO;
 	}
 	sqlite3_reset(ins);
@@ -307,6 +329,29 @@ static int save_attr(struct store *st, sqlite3_stmt *ins, int64_t sid, struct ty
 	if (sqlite3_step(ins) != SQLITE_DONE)
 		return store_sqlerr(st, err, "saving a type attribution");
 	return 0;
+}
+
+static void attribute_cached(struct bin *e, uint64_t pc, uint64_t addr, struct types_attr *a)
+{
+	struct pc_ent *c;
+
+	if (!e->cache)
+		e->cache = calloc(PC_CACHE, sizeof(*e->cache));
+	if (!e->cache) {
+		types_attribute(e->db, e->dec, pc, addr, false, 0, a);
+		return;
+	}
+	c = &e->cache[(pc ^ (pc >> 10)) % PC_CACHE];
+	if (!c->used || c->pc != pc) {
+		types_attribute(e->db, e->dec, pc, addr, false, 0, &c->a);
+		c->pc = pc;
+		c->used = true;
+		/* keep the object relative: it is recomputed per sample */
+		c->a.object = 0;
+	}
+	*a = c->a;
+	if (a->how != TYPES_HOW_NONE)
+		a->object = addr - a->offset;
 }
 
 static int global_from_dsym(struct bins *b, const char *dso, const char *name, uint64_t off,
@@ -392,14 +437,14 @@ int typeinfo_attribute(struct store *st, const struct typeinfo_opts *o, struct t
 					 mp->file);
 			} else {
 				out->heap_tried++;
-				types_attribute(e->db, e->dec, pc, addr, false, 0, &a);
+				attribute_cached(e, pc, addr, &a);
 				db = e->db;
 			}
 		}
 		out->by_how[a.how]++;
 		if (a.how == TYPES_HOW_NONE)
 			count_why(why, &nwhy, sizeof(why) / sizeof(why[0]), a.why);
-		rc = save_attr(st, ins, sid, db, &a, err);
+		rc = save_attr(st, &b, ins, sid, db, &a, err);
 	}
 	if (rc == 0)
 		rc = apply_assignments(st, &b, &m, out, err);
@@ -497,7 +542,7 @@ static int apply_one(struct store *st, struct bins *b, struct maps *m, uint64_t 
 				out->by_how[prev]--;
 			out->by_how[TYPES_HOW_MANUAL]++;
 		}
-		rc = save_attr(st, ins, sqlite3_column_int64(sel, 0), db, &a, err);
+		rc = save_attr(st, b, ins, sqlite3_column_int64(sel, 0), db, &a, err);
 	}
 	sqlite3_finalize(sel);
 	sqlite3_finalize(ins);

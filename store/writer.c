@@ -16,6 +16,24 @@ static uint64_t str_hash(const char *s)
 	return h;
 }
 
+/* Remembers a data symbol's start by id, for lock waits. */
+static int remember_dsym_start(struct store *st, int64_t id, uint64_t start)
+{
+	if (id <= 0 || id > (1 << 28))
+		return 0;
+	if ((size_t)id >= st->nr_dsym_start) {
+		size_t n = (size_t)id * 2 + 16;
+		uint64_t *p = realloc(st->dsym_start, n * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		memset(p + st->nr_dsym_start, 0, (n - st->nr_dsym_start) * sizeof(*p));
+		st->dsym_start = p;
+		st->nr_dsym_start = n;
+	}
+	st->dsym_start[id] = start;
+	return 0;
+}
+
 /* Append mode: the intern maps and the aggregator start from what the
  * file holds. */
 static int load_writer_state(struct store *st, struct c2c_error *err)
@@ -51,6 +69,10 @@ static int load_writer_state(struct store *st, struct c2c_error *err)
 			return c2c_error_set(err, -ENOMEM, "out of memory");
 		}
 		e->site = sqlite3_column_int64(s, 0);
+		if (remember_dsym_start(st, e->site, key[1]) < 0) {
+			sqlite3_finalize(s);
+			return c2c_error_set(err, -ENOMEM, "out of memory");
+		}
 	}
 	sqlite3_finalize(s);
 	/* Call chains are not reloaded: an appended chain equal to an old one
@@ -173,6 +195,7 @@ int64_t store_site_intern(struct store *st, const struct store_site_info *si, st
 	bind_text(s, 6, si->dso);
 	bind_text(s, 7, si->file);
 	sqlite3_bind_int64(s, 8, si->line);
+	sqlite3_bind_int64(s, 9, (sqlite3_int64)si->rel_addr);
 	if ((r = step_done(st, s, err, "writing a code site")) < 0)
 		return r;
 	e = agg_table_get(&st->sites, key, &created);
@@ -208,6 +231,8 @@ int64_t store_dsym_intern(struct store *st, const struct store_dsym_info *d, str
 	if (!e)
 		return c2c_error_set(err, -ENOMEM, "out of memory");
 	e->site = sqlite3_last_insert_rowid(st->db);
+	if (remember_dsym_start(st, e->site, d->start) < 0)
+		return c2c_error_set(err, -ENOMEM, "out of memory");
 	return e->site;
 }
 
@@ -335,15 +360,8 @@ int store_add_lock_wait(struct store *st, const struct store_lock_wait *w, struc
 	sqlite3_bind_int64(s, 11, chain);
 	if ((r = step_done(st, s, err, "writing a lock wait")) < 0)
 		return r;
-	if (w->dsym > 0) {
-		sqlite3_stmt *q;
-		if (sqlite3_prepare_v2(st->db, "SELECT start FROM dsyms WHERE id = ?", -1, &q, NULL) == SQLITE_OK) {
-			sqlite3_bind_int64(q, 1, w->dsym);
-			if (sqlite3_step(q) == SQLITE_ROW)
-				dsym_start = (uint64_t)sqlite3_column_int64(q, 0);
-			sqlite3_finalize(q);
-		}
-	}
+	if (w->dsym > 0 && (size_t)w->dsym < st->nr_dsym_start)
+		dsym_start = st->dsym_start[w->dsym];
 	struct agg_lock_sample a = {
 		.lock_addr = w->lock_addr, .tid = w->tid, .site = w->site, .dsym = w->dsym,
 		.dsym_start = dsym_start, .flags = w->flags, .wait_ns = w->wait_ns,

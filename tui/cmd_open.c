@@ -139,6 +139,7 @@ int cmd_open(int argc, char **argv)
 		return 2;
 	}
 	path = argv[optind];
+	tui_mark_start();
 	if (access(path, R_OK) != 0) {
 		fprintf(stderr, "c2ctui open: %s: %s\n", path, strerror(errno));
 		return 1;

@@ -13,10 +13,15 @@
 #include <unistd.h>
 
 static struct live *volatile record_live;
+static volatile sig_atomic_t record_stop;
 
+/* Installed before anything is set up and kept until exit: a signal during
+ * setup stops the collection as soon as it starts, one during the final
+ * writes is ignored (the session is being finalized anyway). */
 static void record_on_signal(int sig)
 {
 	(void)sig;
+	record_stop = 1;
 	if (record_live)
 		live_request_stop(record_live);
 }
@@ -44,6 +49,12 @@ int cmd_record(int argc, char **argv)
 	char line[1024];
 	int rc, status = 0;
 
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = record_on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	rc = live_cli_parse(&cli, argc, argv, "c2ctui.db", &err);
 	if (rc == 1) {
 		live_cli_usage("record", stdout);
@@ -80,24 +91,16 @@ int cmd_record(int argc, char **argv)
 		for (const char *const *n = live_notes(live_session_live(ls)); *n; n++)
 			fprintf(stderr, "c2ctui record: note: %s\n", *n);
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = record_on_signal;
-	sigemptyset(&sa.sa_mask);
 	record_live = live_session_live(ls);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-
 	rc = live_session_start(ls, &err);
+	if (rc == 0 && record_stop)
+		live_request_stop(record_live);
 	if (rc == 0) {
 		int ms = cli.duration > 0 ? (int)(cli.duration * 1000) : -1;
 		live_wait_done(record_live, ms);
 		rc = live_session_stop(ls, &err);
 	}
 	record_live = NULL;
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGHUP, SIG_DFL);
 	if (rc < 0) {
 		fprintf(stderr, "c2ctui record: %s\n", err.msg);
 		status = 1;

@@ -207,19 +207,19 @@ static int write_header(struct pipeline *pl, struct c2c_error *err)
 			return r;
 	}
 
-	/* perf c2c's "Node" and "PA cnt" columns map sample phys addresses to
-	 * nodes through MEM_TOPOLOGY (added by the c2c/report helper). */
+	/* MEM_TOPOLOGY: physical address -> memory node, for perf's "Node"
+	 * and "PA cnt" columns (the report reads it back). */
 	if (h->nr_mem_nodes && h->mem_block_size) {
-		struct c2c_mem_range *mr = NULL;
-		size_t nmr = 0;
-
-		for (uint32_t i = 0; i < h->nr_mem_nodes && r >= 0; i++)
-			if (c2c_mem_ranges_from_blocks(&mr, &nmr, (int)h->mem_nodes[i].node, h->mem_nodes[i].blocks,
+		struct c2c_mem_range *ranges = NULL;
+		size_t nranges = 0;
+		for (uint32_t i = 0; i < h->nr_mem_nodes && r == 0; i++)
+			if (h->mem_nodes[i].blocks &&
+			    c2c_mem_ranges_from_blocks(&ranges, &nranges, (int)h->mem_nodes[i].node, h->mem_nodes[i].blocks,
 						       h->mem_nodes[i].nr_blocks_total, h->mem_block_size) < 0)
 				r = c2c_error_set(err, -ENOMEM, "out of memory");
-		if (r >= 0 && nmr)
-			r = store_set_mem_ranges(st, mr, nmr, err);
-		free(mr);
+		if (r == 0 && nranges)
+			r = store_set_mem_ranges(st, ranges, nranges, err);
+		free(ranges);
 		if (r < 0)
 			return r;
 	}
@@ -246,21 +246,23 @@ static int64_t site_of(struct pipeline *pl, int32_t pid, int32_t tid, uint8_t cp
 
 	if (!ip)
 		return 0;
+	/* The cache is keyed by the sample's pid, so a hit skips the symbol
+	 * lookup altogether. */
+	struct cache_ent *c = &pl->sites[cache_slot(ip, pid)];
+	if (c->used && c->addr == ip && c->pid == pid)
+		return c->id;
 	memset(&code, 0, sizeof(code));
 	if (symtab_resolve_ip(pl->sym, pid, tid, cpumode, ip, &code) < 0)
 		return c2c_error_set(err, -ENOMEM, "out of memory resolving symbols");
 	/* Kernel code is shared by every process: one site per address. */
 	key_pid = (code.dso && !strncmp(code.dso, "[kernel", 7)) || kernel_mode(cpumode) ? -1 : pid;
-	struct cache_ent *c = &pl->sites[cache_slot(ip, key_pid)];
-	if (c->used && c->addr == ip && c->pid == key_pid)
-		return c->id;
 	struct store_site_info si = {
 		.ip = ip, .pid = key_pid, .cpumode = cpumode, .function = code.function, .offset = code.offset,
-		.dso = code.dso, .file = code.srcfile, .line = code.line,
+		.dso = code.dso, .file = code.srcfile, .line = code.line, .rel_addr = code.rel_addr,
 	};
 	int64_t id = store_site_intern(pl->st, &si, err);
 	if (id > 0)
-		*c = (struct cache_ent){ .addr = ip, .pid = key_pid, .used = true, .id = id };
+		*c = (struct cache_ent){ .addr = ip, .pid = pid, .used = true, .id = id };
 	return id;
 }
 

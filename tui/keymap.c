@@ -33,6 +33,8 @@ static const struct action_info actions[ACT__COUNT] = {
 	[ACT_WINDOW_CLEAR] = { "all time", "Clear the time window" },
 	[ACT_REDRAW]       = { "redraw", "Repaint the screen" },
 	[ACT_REFRESH]      = { "refresh", "Re-run the queries of the view" },
+	[ACT_SHOW_ALL]     = { "all lines", "All lines, or only shared ones (perf c2c --show-all)" },
+	[ACT_ASSIGN]       = { "assign type", "Say which struct the selected object is (saved in the session)" },
 	[ACT_PICK_LEFT]    = { "column left", "While sorting: previous column" },
 	[ACT_PICK_RIGHT]   = { "column right", "While sorting: next column" },
 };
@@ -77,10 +79,12 @@ static const struct binding bindings[] = {
 	{ NULL, 'T', ACT_WINDOW_CLEAR },
 	{ NULL, 'l' & 0x1f, ACT_REDRAW },
 	{ NULL, 'R', ACT_REFRESH },
+	{ "lines", 'a', ACT_SHOW_ALL },
 	{ "line", TK_TAB, ACT_PANE },
 	{ "line", 'w', ACT_WORDS },
 	{ "cpus", TK_TAB, ACT_PANE },
 	{ "difflayout", TK_TAB, ACT_PANE },   /* the after build's layout (view_diff.c) */
+	{ "diff", 'a', ACT_ASSIGN },
 	{ "timeline", 'm', ACT_MARK },
 	{ "timeline", ' ', ACT_MARK },
 	{ "sort", TK_LEFT, ACT_PICK_LEFT },

@@ -34,6 +34,8 @@ enum action {
 	ACT_WINDOW_CLEAR,
 	ACT_REDRAW,
 	ACT_REFRESH,
+	ACT_SHOW_ALL,
+	ACT_ASSIGN,       /* diff view: assign a type to an object by hand (view_layout.c) */
 	ACT_PICK_LEFT,    /* while choosing a sort column */
 	ACT_PICK_RIGHT,
 	ACT__COUNT

@@ -44,6 +44,7 @@ struct report_line {
 	size_t npareto;
 	struct store_phys phys;          /* "Node" and "PA cnt" of the line */
 	struct store_phys *pareto_phys;  /* owned, npareto entries */
+	struct store_row_nodes *pareto_nodes; /* owned, npareto entries (-N only) */
 };
 
 /* Everything the printers need; owned by the model (report_model_fini). */
@@ -59,6 +60,8 @@ struct report_model {
 	uint64_t lines_total;            /* displayed lines before --lines */
 	char arch[64];
 	char cl_sort[80];                /* "offset,iaddr" */
+	int cpu_node[256];               /* node of each CPU (-1 unknown), for -N */
+	int nr_nodes;                    /* NUMA nodes of the recording */
 };
 
 int report_model_build(struct report_model *m, struct store *st, const char *input,

@@ -28,13 +28,7 @@ struct tie {
 
 static int tie_cmp(const struct tie *a, const struct tie *b)
 {
-	if (a->key.cpumode != b->key.cpumode)
-		return a->key.cpumode < b->key.cpumode ? -1 : 1;
-	if (a->key.mapped != b->key.mapped)
-		return a->key.mapped ? -1 : 1;
-	if (a->row.addr != b->row.addr)
-		return a->row.addr < b->row.addr ? -1 : 1;
-	return 0;
+	return store_line_key_cmp(&a->key, a->row.addr, &b->key, b->row.addr);
 }
 
 static int order_ties(struct store *st, const struct store_filter *f, enum c2c_display d,
@@ -102,12 +96,15 @@ static int fill_sequence(struct report_model *m, struct store *st, const struct 
 
 		l->pareto_phys = calloc(l->npareto ? l->npareto : 1, sizeof(*l->pareto_phys));
 		lat[i] = calloc(l->npareto ? l->npareto : 1, sizeof(**lat));
-		if (!l->pareto_phys || !lat[i]) {
+		if (m->opts.node_info)
+			l->pareto_nodes = calloc(l->npareto ? l->npareto : 1, sizeof(*l->pareto_nodes));
+		if (!l->pareto_phys || !lat[i] || (m->opts.node_info && !l->pareto_nodes)) {
 			rc = c2c_error_set(err, -ENOMEM, "out of memory");
 			break;
 		}
 		seq[i] = (struct store_seq_line){ .addr = l->row.addr, .rows = l->pareto, .nrows = l->npareto,
-						  .row_phys = l->pareto_phys, .row_lat = lat[i] };
+						  .row_phys = l->pareto_phys, .row_lat = lat[i],
+						  .row_nodes = l->pareto_nodes };
 	}
 	if (rc >= 0)
 		rc = store_query_lines_seq(st, f, m->opts.coalesce, seq, m->nlines, err);
@@ -144,6 +141,13 @@ int report_model_build(struct report_model *m, struct store *st, const char *inp
 		m->arch[0] = '\0';
 	m->display = o->display_set ? o->display : c2c_display_default(m->arch);
 	snprintf(m->cl_sort, sizeof(m->cl_sort), "offset,%s", o->coalesce_str[0] ? o->coalesce_str : "iaddr");
+
+	/* CPU -> node from the recorded topology (perf's cpu2node) */
+	for (int c = 0; c < 256; c++) {
+		m->cpu_node[c] = store_cpu_node(st, (uint32_t)c);
+		if (m->cpu_node[c] >= m->nr_nodes && m->cpu_node[c] < STORE_SEQ_MAX_NODES)
+			m->nr_nodes = m->cpu_node[c] + 1;
+	}
 
 	rc = store_query_summary(st, &f, &m->sum, err);
 	if (rc < 0)
@@ -199,6 +203,7 @@ void report_model_fini(struct report_model *m)
 	for (size_t i = 0; i < m->nlines; i++) {
 		free(m->lines[i].pareto);
 		free(m->lines[i].pareto_phys);
+		free(m->lines[i].pareto_nodes);
 	}
 	free(m->lines);
 	free(m->events);
@@ -333,6 +338,59 @@ static const char *base_name(const char *p)
 	return s && s[1] ? s + 1 : p;
 }
 
+/* perf -N: per node whose CPUs made the row's samples, "node{cpus %hitm
+ * %stores}" (-N) or "node{cpu list}" (-NN); %hitm is the node's share of
+ * the row's display counter, %stores of its stores ("n/a" when 0). */
+static void format_node_detail(const struct report_model *m, const struct store_pareto_row *r,
+			       const struct store_row_nodes *rn, char *buf, size_t size)
+{
+	size_t k = 0;
+	bool first = true;
+
+	buf[0] = '\0';
+	for (int n = 0; n < m->nr_nodes && k + 1 < size; n++) {
+		uint64_t set[4] = { 0 };
+		unsigned num = 0;
+		char cpus[160];
+
+		for (int c = 0; c < 256; c++)
+			if (m->cpu_node[c] == n && ((rn->cpus[c / 64] >> (c % 64)) & 1)) {
+				set[c / 64] |= 1ull << (c % 64);
+				num++;
+			}
+		if (!num) {
+			if (m->opts.node_info == 1)
+				k += (size_t)snprintf(buf + k, size - k, "%21s", " ");
+			continue;
+		}
+		if (!first)
+			k += (size_t)snprintf(buf + k, size - k, " ");
+		first = false;
+		if (k >= size)
+			break;
+		if (m->opts.node_info == 1) {
+			uint64_t val = c2c_display_value(&rn->node[n], m->display);
+			uint64_t sum = c2c_display_value(&r->stats, m->display);
+
+			k += (size_t)snprintf(buf + k, size - k, "%2d{%2u ", n, num);
+			if (k < size && sum)
+				k += (size_t)snprintf(buf + k, size - k, "%5.1f%% ", c2c_percent(val, sum));
+			else if (k < size)
+				k += (size_t)snprintf(buf + k, size - k, "%6s ", "n/a");
+			if (k < size && r->stats.store)
+				k += (size_t)snprintf(buf + k, size - k, "%5.1f%%}",
+						      c2c_percent(rn->node[n].store, r->stats.store));
+			else if (k < size)
+				k += (size_t)snprintf(buf + k, size - k, "%6s}", "n/a");
+		} else {
+			c2c_bitmap_format(set, 256, cpus, sizeof(cpus));
+			k += (size_t)snprintf(buf + k, size - k, "%2d{%s}", n, cpus);
+		}
+	}
+	if (k >= size)
+		buf[size - 1] = '\0';
+}
+
 void report_pareto_cols(const struct report_model *m, const struct report_line *l, size_t j,
 			struct report_pareto_cols *c)
 {
@@ -364,6 +422,10 @@ void report_pareto_cols(const struct report_model *m, const struct report_line *
 		 r->dso[0] ? (m->opts.full_symbols ? r->dso : base_name(r->dso)) : "[unknown]");
 	if (r->file[0] && r->line)
 		snprintf(c->source, sizeof(c->source), "%s:%u", base_name(r->file), r->line);
+	if (m->opts.node_info && l->pareto_nodes) {
+		format_node_detail(m, r, &l->pareto_nodes[j], c->nodes, sizeof(c->nodes));
+		return;
+	}
 	/* perf lists the nodes of the row's CPUs separated by spaces: "0 1" */
 	for (int n = 0, k = 0; n < 64 && (size_t)k + 4 < sizeof(c->nodes); n++)
 		if (r->node_mask & (1ull << n))

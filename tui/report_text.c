@@ -95,9 +95,11 @@ static void print_pareto(const struct report_model *m, FILE *out)
 		fprintf(out, "                   Tid  ");
 	if (co & STORE_COALESCE_IADDR)
 		fprintf(out, "      Code address  ");
-	fprintf(out, "%8s  %8s      load  records       cnt  %22s  %16s  %sNode\n",
+	fprintf(out, "%8s  %8s      load  records       cnt  %22s  %16s  %s%s\n",
 		peer ? "rmt peer" : "rmt hitm", peer ? "lcl peer" : "lcl hitm", "Symbol", "Object",
-		src ? "Source:Line  " : "");
+		src ? "Source:Line  " : "",
+		m->opts.node_info == 0 ? "Node" : m->opts.node_info == 2 ? "Node{cpu list}"
+		: peer ? "Node{cpus %peers %stores}" : "Node{cpus %hitms %stores}");
 	for (size_t i = 0; i < m->nlines; i++) {
 		const struct report_line *l = &m->lines[i];
 		const struct c2c_stats *ls = &l->row.stats;

@@ -45,6 +45,10 @@ struct tui_options {
  * failure. st is borrowed. */
 int tui_explore(struct store *st, const struct tui_options *opt);
 
+/* Marks "the process starts reading the session" for the first-screen time
+ * that C2CTUI_TIMING=FILE records (bench/tui_bench.sh). Optional. */
+void tui_mark_start(void);
+
 /* The signal that ended the last tui_explore with -EINTR (0: none). */
 int tui_quit_signal(void);
 

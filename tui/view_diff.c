@@ -32,17 +32,34 @@ static const struct table_col diff_cols[DC__COUNT] = {
 	[DC_VERDICT] = { "Verdict b>a", 14, 0, TAL_LEFT, -1, 0 },
 };
 
+/* The view recomputes the diff on every open (refresh, or after a type was
+ * assigned by hand), so it owns its result. */
+struct diff_priv {
+	struct diff_result r;
+	bool have;
+};
+
 static const struct diff_result *result_of(struct view *v)
 {
-	const struct view_diff_arg *a = v->q.arg;
-	return a->result;
+	struct diff_priv *p = v->priv;
+	return &p->r;
 }
 
 static int diff_open(struct view *v, struct c2c_error *err)
 {
-	(void)err;
+	struct diff_priv *p = v->priv;
+	const struct view_diff_arg *a = v->q.arg;
+	int rc;
+
 	if (!v->table.cols)
 		table_init(&v->table, diff_cols, DC__COUNT);
+	if (p->have)
+		diff_result_fini(&p->r);
+	p->have = false;
+	rc = diff_sessions(a->before, a->after, &p->r, err);
+	if (rc < 0)
+		return rc;
+	p->have = true;
 	view_table_layout(v);
 	table_set_rows(&v->table, (long)result_of(v)->nlines);
 	return 0;
@@ -116,7 +133,7 @@ static void diff_title(struct view *v, char *buf, size_t size)
 	const struct diff_result *r = result_of(v);
 
 	snprintf(buf, size, "Diff: %zu lines; before %.2f s %llu HITM, after %.2f s %llu HITM "
-		 "[Enter: layout before|after]", r->nlines, r->before.seconds,
+		 "[Enter: layout before|after, a: assign type]", r->nlines, r->before.seconds,
 		 (unsigned long long)r->before.hitm, r->after.seconds,
 		 (unsigned long long)r->after.hitm);
 }
@@ -147,17 +164,51 @@ struct layout_arg {
 	char type[128];
 };
 
+/* 'a': pick the struct the selected line's object is (the before session's
+ * object when the line exists there). The base address is the attributed
+ * object's start when known, else the line's address; '/' @0xADDR in the
+ * list changes it. */
+static enum view_result assign_line(struct view *v)
+{
+	const struct diff_result *r = result_of(v);
+	const struct view_diff_arg *a = v->q.arg;
+	static struct view_assign_arg arg;
+	const struct diff_line_row *l;
+	struct view_query q;
+	char type[128];
+	uint64_t obj;
+
+	if (v->table.cursor >= (long)r->nlines)
+		return VIEW_HANDLED;
+	l = &r->lines[v->table.cursor];
+	memset(&arg, 0, sizeof(arg));
+	arg.st = l->b.present ? a->before : a->after;
+	arg.base = l->b.present ? l->b.addr : l->a.addr;
+	snprintf(arg.session, sizeof(arg.session), "%s", l->b.present ? "before" : "after");
+	if (typeinfo_line_object(arg.st, arg.base, type, sizeof(type), &obj) == 0)
+		arg.base = obj;
+	memset(&q, 0, sizeof(q));
+	q.ops = &view_assign_ops;
+	q.arg = &arg;
+	q.cpu = -1;
+	view_push(v->ex, &q);
+	return VIEW_HANDLED;
+}
+
 static enum view_result diff_action(struct view *v, enum action act)
 {
 	const struct diff_result *r = result_of(v);
 	static struct layout_arg la;   /* one layout view at a time on the stack */
 	struct view_query q;
 
+	if (act == ACT_ASSIGN)
+		return assign_line(v);
 	if (act != ACT_ENTER)
 		return VIEW_UNHANDLED;
 	if (v->table.cursor >= (long)r->nlines)
 		return VIEW_HANDLED;
 	la.d = *(const struct view_diff_arg *)v->q.arg;
+	la.d.result = r;
 	if (line_type(v, &r->lines[v->table.cursor], la.type, sizeof(la.type)) < 0) {
 		view_message(v->ex, 1, "no type is known for this line");
 		return VIEW_HANDLED;
@@ -186,9 +237,20 @@ static int diff_search(struct view *v, const char *text, int dir, struct c2c_err
 	return 0;
 }
 
+static void diff_close(struct view *v)
+{
+	struct diff_priv *p = v->priv;
+
+	if (p->have)
+		diff_result_fini(&p->r);
+	p->have = false;
+}
+
 const struct view_ops view_diff_ops = {
 	.name = "diff",
+	.priv_size = sizeof(struct diff_priv),
 	.open = diff_open,
+	.close = diff_close,
 	.draw = diff_draw,
 	.draw_row = diff_draw_row,
 	.action = diff_action,

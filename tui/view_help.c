@@ -95,6 +95,7 @@ static int help_open(struct view *v, struct c2c_error *err)
 		table_init(&v->table, help_col, 1);
 	help_free(p);
 	add_scope(p, NULL, "Keys in every view");
+	add_scope(p, "lines", "Hot lines view");
 	add_scope(p, "line", "Cache line view (offsets above, code sites below)");
 	add_scope(p, "cpus", "CPUs and nodes view");
 	add_scope(p, "timeline", "Timeline view");

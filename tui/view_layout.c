@@ -577,3 +577,130 @@ const struct view_ops view_layout_ops = {
 	.search = ylay_search,
 	.title = ylay_title,
 };
+
+/* ---- assigning a type by hand ---- */
+
+static const struct table_col pick_cols[] = {
+	{ "Struct (from the session's DWARF/BTF)", 0, 20, TAL_LEFT, -1, 0 },
+};
+
+struct pick_priv {
+	char **names;
+	size_t n;
+};
+
+static int pick_open(struct view *v, struct c2c_error *err)
+{
+	struct pick_priv *p = v->priv;
+	const struct view_assign_arg *a = v->q.arg;
+
+	if (!v->table.cols)
+		table_init(&v->table, pick_cols, 1);
+	free(p->names);
+	p->names = NULL;
+	if (typeinfo_struct_names(a->st, NULL, NULL, &p->names, &p->n, err) < 0)
+		return -1;
+	view_table_layout(v);
+	table_set_rows(&v->table, (long)p->n);
+	return 0;
+}
+
+static void pick_close(struct view *v)
+{
+	struct pick_priv *p = v->priv;
+
+	free(p->names);
+	p->names = NULL;
+}
+
+static void pick_draw_row(struct view *v, long row, int selected)
+{
+	struct pick_priv *p = v->priv;
+	int y = v->y + 1 + (int)(row - v->table.top);
+	struct table_cell cell;
+
+	if (row < v->table.top || row >= v->table.top + v->table.height)
+		return;
+	if (row >= (long)p->n) {
+		term_blank(y, 0, v->w, TH_NORMAL);
+		return;
+	}
+	memset(&cell, 0, sizeof(cell));
+	cell.text = p->names[row];
+	table_draw_row(&v->table, y, &cell, selected);
+}
+
+static void pick_draw(struct view *v)
+{
+	view_table_draw(v);
+}
+
+static void pick_title(struct view *v, char *buf, size_t size)
+{
+	struct pick_priv *p = v->priv;
+	const struct view_assign_arg *a = v->q.arg;
+
+	snprintf(buf, size, "Assign a type to the %s object at %#llx: %zu structs "
+		 "[Enter: assign, /name: find, /@0xADDR: other base]", a->session,
+		 (unsigned long long)a->base, p->n);
+}
+
+static int pick_search(struct view *v, const char *text, int dir, struct c2c_error *err)
+{
+	struct pick_priv *p = v->priv;
+	struct view_assign_arg *a = v->q.arg;
+	long n = (long)p->n;
+
+	(void)err;
+	if (text[0] == '@') {
+		char *end;
+		unsigned long long base = strtoull(text + 1, &end, 0);
+		if (end == text + 1 || *end)
+			return 0;
+		a->base = base;
+		v->ex->dirty |= DIRTY_ALL;
+		return 1;
+	}
+	for (long k = 1; k <= n; k++) {
+		long row = ((v->table.cursor + dir * k) % n + n) % n;
+		if (view_match(text, p->names[row], 0, 0)) {
+			table_goto(&v->table, row);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static enum view_result pick_action(struct view *v, enum action act)
+{
+	struct pick_priv *p = v->priv;
+	const struct view_assign_arg *a = v->q.arg;
+	struct c2c_error err = { 0 };
+	char what[256];
+
+	if (act != ACT_ENTER)
+		return VIEW_UNHANDLED;
+	if (v->table.cursor >= (long)p->n)
+		return VIEW_HANDLED;
+	if (typeinfo_assign(a->st, a->base, p->names[v->table.cursor], NULL, NULL, &err) < 0) {
+		view_message(v->ex, 1, "%s", err.msg);
+		return VIEW_HANDLED;
+	}
+	snprintf(what, sizeof(what), "%.100s assigned to the object at %#llx (saved in the session)",
+		 p->names[v->table.cursor], (unsigned long long)a->base);
+	/* back to the diff, every view re-running its queries */
+	view_filter_changed(v->ex, 1, what);
+	return VIEW_HANDLED;
+}
+
+const struct view_ops view_assign_ops = {
+	.name = "assign",
+	.priv_size = sizeof(struct pick_priv),
+	.open = pick_open,
+	.close = pick_close,
+	.draw = pick_draw,
+	.draw_row = pick_draw_row,
+	.action = pick_action,
+	.search = pick_search,
+	.title = pick_title,
+};

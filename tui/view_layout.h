@@ -15,4 +15,15 @@ struct view_layout_arg {
 
 extern const struct view_ops view_layout_ops;
 
+/* The struct-name picker: Enter assigns the chosen struct to the object at
+ * base in st (typeinfo_assign; st must be writable), then every view
+ * re-runs its queries. '/' searches names; '/' @0xADDR changes the base. */
+struct view_assign_arg {
+	struct store *st;
+	uint64_t base;
+	char session[16];       /* "before"/"after", for the title */
+};
+
+extern const struct view_ops view_assign_ops;
+
 #endif /* C2C_VIEW_LAYOUT_H */

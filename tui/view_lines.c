@@ -40,6 +40,7 @@ struct lines_priv {
 	size_t nrows;
 	uint64_t first;                /* table row of rows[0] */
 	uint64_t total;
+	bool show_all;                 /* every line, not only shared ones */
 };
 
 static uint64_t mode_total(const struct explorer *ex)
@@ -58,6 +59,7 @@ static void lines_query(struct view *v, struct store_lines_query *q, uint64_t of
 	q->filter = ex->filter;
 	q->sort = t->sort_col >= 0 ? (enum store_line_sort)t->cols[t->sort_col].sort_key : STORE_SORT_HITM;
 	q->ascending = !t->sort_desc;
+	q->show_all = ((struct lines_priv *)v->priv)->show_all;
 	q->offset = offset;
 	q->limit = limit;
 }
@@ -183,7 +185,8 @@ static void lines_title(struct view *v, char *buf, size_t size)
 	struct lines_priv *p = v->priv;
 	const struct table *t = &v->table;
 
-	snprintf(buf, size, "Hot cache lines: %" PRIu64 " shown, share of %s %s  (sort: %s %s)", p->total,
+	snprintf(buf, size, "%s: %" PRIu64 " shown, share of %s %s  (sort: %s %s)",
+		 p->show_all ? "All cache lines" : "Hot cache lines", p->total,
 		 view_mode_name(v->ex->mode), v->ex->mode == STORE_MODE_PEER ? "peer snoops" : "HITM",
 		 t->sort_col >= 0 ? t->cols[t->sort_col].title : "-", t->sort_desc ? "desc" : "asc");
 }
@@ -193,6 +196,14 @@ static enum view_result lines_action(struct view *v, enum action a)
 	const struct store_line_row *r = lines_row(v, v->table.cursor);
 	struct view_query q;
 
+	if (a == ACT_SHOW_ALL) {
+		struct lines_priv *p = v->priv;
+		p->show_all = !p->show_all;
+		table_goto(&v->table, 0);
+		v->gen = v->ex->gen - 1;   /* re-query */
+		view_message(v->ex, 0, "%s", p->show_all ? "all lines (a: shared lines only)" : "shared lines only (a: all lines)");
+		return VIEW_HANDLED;
+	}
 	if (a != ACT_ENTER)
 		return VIEW_UNHANDLED;
 	if (!r)

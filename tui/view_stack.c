@@ -177,7 +177,7 @@ static void draw_status(struct explorer *ex)
 	char keys[64];
 	static const enum action shown[] = {
 		ACT_HELP, ACT_QUIT, ACT_ENTER, ACT_BACK, ACT_SORT, ACT_FILTER, ACT_SEARCH, ACT_MODE,
-		ACT_CPUS, ACT_TIMELINE, ACT_PANE, ACT_WORDS, ACT_MARK,
+		ACT_CPUS, ACT_TIMELINE, ACT_SHOW_ALL, ACT_PANE, ACT_WORDS, ACT_MARK,
 	};
 	static const enum action picking[] = { ACT_PICK_LEFT, ACT_PICK_RIGHT, ACT_ENTER, ACT_REVERSE, ACT_BACK };
 
@@ -715,6 +715,35 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
+static double now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+/* For `make bench`: C2CTUI_TIMING=FILE gets the time to the first screen
+ * (from tui_mark_start, or from tui_explore's start) and the time each
+ * input event took from its arrival to the flushed repaint. */
+static double t_start_us;
+
+void tui_mark_start(void)
+{
+	t_start_us = now_us();
+}
+
+static void timing_log(const char *fmt, double ms)
+{
+	const char *path = getenv("C2CTUI_TIMING");
+	FILE *f;
+
+	if (!path || !*path || !(f = fopen(path, "a")))
+		return;
+	fprintf(f, fmt, ms);
+	fclose(f);
+}
+
 static void explorer_free(struct explorer *ex)
 {
 	while (ex->depth > 0) {
@@ -739,9 +768,13 @@ int tui_explore(struct store *st, const struct tui_options *opt)
 	struct explorer *ex;
 	struct view_query q;
 	char last_state[512] = "";
+	double t_key_us = 0;
+	int first = 1;
 	uint64_t next_tick;
 	int extra_fd = -1, r = 0;
 
+	if (!t_start_us)
+		tui_mark_start();
 	if (!opt)
 		opt = &none;
 	err = opt->err ? opt->err : &local;
@@ -783,6 +816,13 @@ int tui_explore(struct store *st, const struct tui_options *opt)
 
 		view_sync(ex);
 		render(ex);
+		if (t_key_us > 0) {
+			timing_log("key_ms=%.3f\n", (now_us() - t_key_us) / 1e3);
+			t_key_us = 0;
+		} else if (first) {
+			timing_log("first_screen_ms=%.3f\n", (now_us() - t_start_us) / 1e3);
+			first = 0;
+		}
 		write_state(ex, last_state, sizeof(last_state));
 		now = now_ms();
 		timeout = opt->on_tick ? (next_tick > now ? (int)(next_tick - now) : 0) : 1000;
@@ -805,6 +845,8 @@ int tui_explore(struct store *st, const struct tui_options *opt)
 			}
 		}
 		while (!ex->quit && term_read(&ev)) {
+			if (t_key_us == 0)
+				t_key_us = now_us();
 			handle_event(ex, &ev);
 			/* A view change needs its data before the next key. */
 			view_sync(ex);

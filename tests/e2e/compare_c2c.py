@@ -127,6 +127,7 @@ def parse_pareto(lines, coalesce):
         rest = f[k:]
         if "iaddr" in coalesce and len(rest) >= 2 and rest[0] in ("[.]", "[k]", "[g]", "[u]", "[H]"):
             row["symbol"] = rest[1]
+            row["symbol_kind"] = rest[0]
             rest = rest[2:]
         if ("iaddr" in coalesce or "dso" in coalesce) and rest:
             row["object"] = rest[0]
@@ -262,8 +263,13 @@ def cmp_pareto(p, j, display, coalesce):
                 eq(where + " code address", as_int(pr["iaddr"], "iaddr"), int(mr["iaddr"], 16))
             for k in ("cycles_rmt", "cycles_lcl", "cycles_load", "records", "cpu_cnt"):
                 eq("%s %s" % (where, k), as_int(pr[k], k), mr[k])
+            # Kernel symbols are compared only when both resolved: perf
+            # resolves a recording's kernel addresses against the reporting
+            # host's /proc/kallsyms when the file has no kernel build-id,
+            # c2ctui only for recordings made on this host (agreement.md).
             sym = pr.get("symbol")
-            if sym and not sym.startswith("0x"):
+            kernel = pr.get("symbol_kind") == "[k]"
+            if sym and not sym.startswith("0x") and not (kernel and not mr["function"]):
                 eq(where + " symbol", sym, mr["function"])
             if pr.get("object") and pr["object"] != "[unknown]":
                 eq(where + " object", pr["object"], mr["object"])

@@ -101,7 +101,7 @@ cp before.db assigned.db
 heap=$("$C2CTUI" report assigned.db --verdicts 2>/dev/null | awk 'NR == 2 { print $1 }')
 "$C2CTUI" report assigned.db --assign "struct conn@$heap" --types >assign.txt 2>&1
 has "assign says so" assign.txt "assigned struct conn to the object at $heap"
-row "assigned samples counted as manual" assign.txt "struct conn " "175" "40/0/5/130"
+row "assigned samples counted as manual" assign.txt "struct conn          " "175" "40/0/5/130"
 "$C2CTUI" report assigned.db --layout conn >assigned_layout.txt 2>/dev/null
 row "assignment kept in the session" assigned_layout.txt "  24        8     counter" "75 stores"
 "$C2CTUI" report assigned.db --assign "struct nope@$heap" >/dev/null 2>err.txt

@@ -38,6 +38,20 @@ if step start tui_start 120 32 -- "$C2CTUI" diff before.db after.db; then
   step back2 tui_key Escape Escape && step down tui_key Down && expect diff_lines_cursor
   step search tui_key / && step search-type tui_type global && step search-enter tui_key Enter &&
     expect diff_search_global
+  # by hand: 'a' on the heap line lists the structs; Enter assigns one to
+  # the line's object (saved in before.db) and the diff is recomputed: the
+  # 10 stores through a pointer loaded from memory now count for counter.
+  step home tui_key Home
+  step assign tui_key a
+  if tui_wait_text "Assign a type to the before object at 0x" && tui_wait_text "stats"; then
+    ok "$T: struct list"; else nok "$T: struct list" "no picker"; tui_screen | sed 's/^/#   /'; fi
+  step find tui_key / && step find-type tui_type conn && step find-enter tui_key Enter
+  step pick tui_key Enter
+  if tui_wait_text "conn assigned to the object at 0x" && grep -q "view=diff " "$TUI_STATE"; then
+    ok "$T: assigned, back in the diff"; else nok "$T: assigned, back in the diff" "$(tui_state)"; fi
+  step layout2 tui_key Enter
+  if tui_wait_text "75>65"; then ok "$T: diff updated by the assignment"; else
+    nok "$T: diff updated by the assignment" "counter stores not 75>65"; tui_screen | sed 's/^/#   /'; fi
   tui_quit
   if [ "$TUI_STATUS" = 0 ]; then ok "$T: q exits 0"; else nok "$T: q exits 0" "status ${TUI_STATUS:-?}"; fi
   if tui_restored; then ok "$T: terminal restored"; else nok "$T: terminal restored" "tty modes or alternate screen left changed"; fi

@@ -32,7 +32,7 @@ else
 fi
 tmux capture-pane -t "$sess" -p | grep -q "collecting" && ok "live_status_collecting" || nok "live_status_collecting"
 tmux send-keys -t "$sess" q
-for _ in $(seq 1 50); do [ -f "$E2E_TMP/live.rc" ] && break; sleep 0.2; done
+for _ in $(seq 1 150); do [ -f "$E2E_TMP/live.rc" ] && break; sleep 0.2; done
 rc=$(cat "$E2E_TMP/live.rc" 2>/dev/null)
 [ "$rc" = 0 ] && ok "live_quit_status" || nok "live_quit_status" "rc=$rc $(head -2 "$E2E_TMP/live.err")"
 tmux capture-pane -t "$sess" -p -J > "$E2E_TMP/live.out"

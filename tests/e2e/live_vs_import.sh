@@ -18,7 +18,9 @@ command -v sqlite3 >/dev/null || { skip $T "sqlite3 CLI not installed"; exit 0; 
 perf record --help 2>&1 | grep -q kernel-callchains || { skip $T "this perf has no --kernel-callchains"; exit 0; }
 
 live=$E2E_TMP/live.db imp=$E2E_TMP/imp.db data=$E2E_TMP/perf.data
-bash -c "sleep 2.5; exec '$W' -m mmap -t 4 -d 1.5 -q" &
+# The task waits before exec until both recorders are attached (a marker
+# file appears when c2ctui's session is set up).
+bash -c "while [ ! -f '$live' ]; do sleep 0.1; done; sleep 1.5; exec '$W' -m mmap -t 4 -d 1.5 -q" &
 P=$!
 "$C2CTUI" record -q -o "$live" -p $P >"$E2E_TMP/rec.out" 2>"$E2E_TMP/rec.err" &
 C=$!

@@ -64,7 +64,10 @@ perf record -q -a -e lock:contention_begin,lock:contention_end -o "$pdata" >/dev
 ppid_=$!
 "$C2CTUI" record -q -o "$pdb" --no-callchain >"$E2E_TMP/out2" 2>"$E2E_TMP/err2" &
 cpid=$!
-sleep 1.5   # both are collecting (c2ctui synthesizes /proc first)
+# Both must be collecting before the workload starts: c2ctui's file appears
+# once it is set up (it synthesizes /proc first; slow under sanitizers).
+for _ in $(seq 1 100); do [ -f "$pdb" ] && break; sleep 0.2; done
+sleep 1
 "$W" -m mmap -t 6 -d 1.5 -q &
 wpid=$!
 wait $wpid

@@ -17,7 +17,9 @@ for sig in TERM HUP; do
   db=$E2E_TMP/$sig.db
   "$C2CTUI" record -q -o "$db" >"$E2E_TMP/$sig.out" 2>&1 &
   pid=$!
-  sleep 1.5
+  # The file appears once the session is set up (slow under sanitizers).
+  for _ in $(seq 1 100); do [ -f "$db" ] && break; sleep 0.2; done
+  sleep 1
   kill -$sig $pid
   wait $pid; rc=$?
   n=$(q "$db" 'select count(*) from samples')

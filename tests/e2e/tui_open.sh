@@ -59,6 +59,7 @@ if [ -f "$fx" ]; then
   cp "$fx" zen2.data   # the title shows the name given; the fixture itself is read-only
   if tui_start 100 30 -- "$C2CTUI" open zen2.data; then
     expect open_fixture_zen2
+    tui_key a && expect open_fixture_zen2_all
     tui_key Enter && expect open_fixture_zen2_line
     tui_quit
     [ "$TUI_STATUS" = 0 ] && ok "$T: real recording exits 0" || nok "$T: real recording exits 0" "status $TUI_STATUS"
@@ -76,11 +77,10 @@ printf 'PERFILE2\x00\x01\x02' >short.data
 command -v sqlite3 >/dev/null && sqlite3 foreign.db 'create table t(x); insert into t values(1);'
 for f in garbage.db short.data foreign.db missing.db; do
   [ "$f" = foreign.db ] && [ ! -f foreign.db ] && { skip "$T: $f" "no sqlite3"; continue; }
-  tui_start 200 24 -- "$C2CTUI" open "$f"
+  tui_start 80 24 TUI_STDERR=1 -- "$C2CTUI" open "$f"
   if tui_wait_exit && [ "$TUI_STATUS" != 0 ] && tui_restored; then
-    msg=$(tui_screen | grep -c 'c2ctui open:')
-    if [ "$msg" = 1 ] && tui_screen | grep -q "$f"; then ok "$T: $f refused"; else
-      nok "$T: $f refused" "expected one 'c2ctui open:' line naming the file"; tui_screen | sed 's/^/#   /'; fi
+    if [ "$(tui_stderr | wc -l)" = 1 ] && tui_stderr | grep -q "^c2ctui open: .*$f"; then ok "$T: $f refused"; else
+      nok "$T: $f refused" "expected one 'c2ctui open:' line naming the file"; tui_stderr | sed 's/^/#   /'; fi
   else
     nok "$T: $f refused" "status ${TUI_STATUS:-running}"; tui_screen | sed 's/^/#   /'
   fi

@@ -7,6 +7,8 @@
 # screen equals the expected one (or the wait runs out).
 #
 #   tui_start COLS ROWS [VAR=VALUE...] -- c2ctui ARGS...   start, wait for the first screen
+#                         (TUI_NOPIN=1: no LINES/COLUMNS, for resizing; TUI_STDERR=1:
+#                         stderr goes to a file, tui_stderr prints it)
 #   tui_key KEY...        tmux key names (Down, Enter, Escape, j, ...): one event each
 #   tui_type TEXT         literal text, one event per character
 #   tui_resize COLS ROWS  resize the terminal and wait for the repaint
@@ -35,21 +37,24 @@ tui_poll() {
   done
 }
 
+tui_stderr() { cat "$E2E_TMP/tty.stderr" 2>/dev/null; }
 tui_state() { cat "$TUI_STATE" 2>/dev/null; }
 _state_keys() { grep -q "^keys=$TUI_KEYS " "$TUI_STATE" 2>/dev/null; }
 _state_size() { grep -q " rows=$2 cols=$1 " "$TUI_STATE" 2>/dev/null; }
+_started() { _state_keys || _exited; }
 _pane_dead() { [ "$(_tmux display -p -t $TUI_NAME '#{pane_dead}' 2>/dev/null)" = 1 ]; }
 
 tui_start() {
-  local cols=$1 rows=$2 envs=() pin=1
+  local cols=$1 rows=$2 envs=() pin=1 errf=0
   shift 2
   while [ $# -gt 0 ] && [ "$1" != -- ]; do
     envs+=("$1")
     [ "$1" = TUI_NOPIN=1 ] && pin=0
+    [ "$1" = TUI_STDERR=1 ] && errf=1
     shift
   done
   shift
-  rm -f "$TUI_STATE" "$E2E_TMP/tty.before" "$E2E_TMP/tty.after" "$E2E_TMP/tty.status"
+  rm -f "$TUI_STATE" "$E2E_TMP"/tty.*
   TUI_KEYS=0
   printf 'set -g status off\nset -g remain-on-exit on\nset -g history-limit 0\nset -g default-terminal tmux-256color\n' >"$E2E_TMP/tmux.conf"
   local lc=()
@@ -59,8 +64,12 @@ tui_start() {
     env -i PATH="$PATH" HOME="$E2E_TMP" TERM=tmux-256color LANG=C.UTF-8 TZ=UTC \
     C2CTUI_STATE="$TUI_STATE" ASAN_OPTIONS="${ASAN_OPTIONS:-}" UBSAN_OPTIONS="${UBSAN_OPTIONS:-}" \
     "${lc[@]}" "${envs[@]}" TUI_TTY="$E2E_TMP/tty" \
-    sh -c 'stty -g >"$TUI_TTY.before"; "$@"; st=$?; stty -g >"$TUI_TTY.after"; echo $st >"$TUI_TTY.status"; exit $st' sh "$@" || return 1
-  tui_poll _state_keys || { tui_poll _exited; return 1; }
+    sh -c 'stty -g >"$TUI_TTY.before"
+           if [ "$TUI_STDERR" = 1 ]; then "$@" 2>"$TUI_TTY.stderr"; else "$@"; fi
+           st=$?; stty -g >"$TUI_TTY.after"; echo $st >"$TUI_TTY.status"; exit $st' sh "$@" || return 1
+  # Up and drawn, or already gone (a refused file).
+  tui_poll _started || return 1
+  _state_keys
 }
 
 tui_key() {
@@ -133,4 +142,11 @@ tui_restored() {
     [ "$(_tmux display -p -t $TUI_NAME '#{alternate_on}')" = 0 ]
 }
 
-tui_stop() { _tmux kill-server 2>/dev/null; true; }
+_server_gone() { ! _tmux list-sessions >/dev/null 2>&1; }
+tui_stop() {
+  _tmux kill-server 2>/dev/null
+  # The next tui_start must get a fresh server, not the dying one.
+  tui_poll _server_gone
+  rm -f "$TUI_SOCK"
+  true
+}

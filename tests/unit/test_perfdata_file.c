@@ -598,6 +598,39 @@ static void test_pipe_format_real_pipe(void)
 	CHECK(waitpid(child, &status, 0) == child);
 }
 
+/* "-" reads standard input: here a pipe carrying the pipe format. */
+static void test_open_stdin(void)
+{
+	struct pdb p = { 0 };
+	struct perfdata *pd = NULL;
+	struct c2c_error err;
+	int fds[2], saved, status, rc;
+	pid_t child;
+
+	build_pipe(&p, false);
+	CHECK(pipe(fds) == 0);
+	child = fork();
+	CHECK(child >= 0);
+	if (child == 0) {
+		close(fds[0]);
+		_exit(write(fds[1], p.b, p.n) == (ssize_t)p.n ? 0 : 1);
+	}
+	close(fds[1]);
+	pdb_free(&p);
+	saved = dup(STDIN_FILENO);
+	CHECK(saved >= 0);
+	CHECK(dup2(fds[0], STDIN_FILENO) == STDIN_FILENO);
+	close(fds[0]);
+	rc = perfdata_open(&pd, "-", &err);
+	dup2(saved, STDIN_FILENO);
+	close(saved);
+	CHECK(rc == 0);
+	CHECK_STR(perfdata_path(pd), "(stdin)");
+	check_pipe(pd);
+	perfdata_close(pd);
+	CHECK(waitpid(child, &status, 0) == child);
+}
+
 /* A file-format perf.data arriving through a pipe is read into memory. */
 static void test_file_format_through_pipe(void)
 {
@@ -702,6 +735,39 @@ static void test_ordering_rounds(void)
 	CHECK_EQ_U64(g.ip[1], 2);
 	CHECK_EQ_U64(g.ip[2], 3);
 	CHECK(g.kind[3] == PERFDATA_FINISHED_ROUND);
+	perfdata_close(pd);
+}
+
+/* No FINISHED_ROUND at all: the queue limit flushes the older half. */
+static void test_queue_limit(void)
+{
+	struct tattr attrs[1] = { std_attr(128, 0x1cd, ID_LOADS) };
+	struct pdb data = { 0 }, file = { 0 };
+	struct perfdata *pd;
+	struct c2c_error err;
+	struct got g;
+	const char *path;
+	static const uint64_t ts[] = { 10, 20, 30, 40, 15, 50, 60 };
+	static const uint64_t want[] = { 10, 20, 15, 30, 40, 50, 60 };
+
+	for (size_t i = 0; i < sizeof(ts) / sizeof(ts[0]); i++)
+		add_sample(&data, ID_LOADS, i, 1, ts[i], 0);
+	pdb_file(&file, attrs, 1, &data, NULL, 0);
+	path = pdb_save(&file, test_tmpdir(), "no-rounds.data");
+	pdb_free(&data);
+	pdb_free(&file);
+	CHECK(perfdata_open(&pd, path, &err) == 0);
+	perfdata_set_queue_limit(pd, 4);
+	read_all(pd, &g);
+	CHECK(g.rc == 0);
+	CHECK_EQ_U64(g.n, 7);
+	/* 10..40 queued: flush <= 25 (10, 20); 15 is late; 15, 30, 40, 50:
+	 * flush <= 32 (15, 30); the end flushes 40, 50, 60 */
+	for (int i = 0; i < 7; i++)
+		CHECK_EQ_U64(g.ts[i], want[i]);
+	CHECK_EQ_U64(perfdata_stats(pd)->half_flushes, 2);
+	CHECK_EQ_U64(perfdata_stats(pd)->unordered_records, 1);
+	CHECK(perfdata_stats(pd)->max_queued <= 4);
 	perfdata_close(pd);
 }
 
@@ -1067,7 +1133,9 @@ TEST_MAIN(
 	TEST_CASE(test_pipe_format_file),
 	TEST_CASE(test_pipe_format_real_pipe),
 	TEST_CASE(test_file_format_through_pipe),
+	TEST_CASE(test_open_stdin),
 	TEST_CASE(test_ordering_rounds),
+	TEST_CASE(test_queue_limit),
 	TEST_CASE(test_unknown_sample_id),
 	TEST_CASE(test_compressed),
 	TEST_CASE(test_damage_header),

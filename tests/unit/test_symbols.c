@@ -294,12 +294,19 @@ static void fake_kallsyms(void)
 	CHECK(symtab_resolve_data(st, 0, 0, C2C_MODE_KERNEL, 0xffffffffc0003050ull, &d) == 0);
 	CHECK_STR(d.symbol, "mod_stats");
 	CHECK_EQ_U64(d.offset, 0x10);
-	/* Text is not data; nothing past the last symbol; absolute (percpu)
-	 * entries are not addresses. */
+	/* A data address in text is named by its function (as perf); nothing
+	 * past the last symbol; absolute (percpu) entries are not addresses. */
 	CHECK(symtab_resolve_data(st, 0, 0, C2C_MODE_KERNEL, 0xffffffff81000184ull, &d) == 0);
-	CHECK(d.status == SYM_NO_SYMBOL && d.symbol == NULL);
+	CHECK(d.status == SYM_OK);
+	CHECK_STR(d.symbol, "do_work");
+	CHECK_EQ_U64(d.offset, 4);
 	CHECK(symtab_resolve_data(st, 0, 0, C2C_MODE_KERNEL, 0xffffffffc0009000ull, &d) == 0);
 	CHECK(d.status == SYM_NO_SYMBOL);
+	/* The last vmlinux symbol does not stretch to the first module's. */
+	CHECK(symtab_resolve_data(st, 0, 0, C2C_MODE_KERNEL, 0xffffffff81400f00ull, &d) == 0);
+	CHECK_STR(d.symbol, "_end");
+	CHECK(symtab_resolve_data(st, 0, 0, C2C_MODE_KERNEL, 0xffffffff81500000ull, &d) == 0);
+	CHECK(d.status == SYM_NO_SYMBOL && d.symbol == NULL);
 	CHECK(symtab_resolve_data(st, 0, 0, C2C_MODE_KERNEL, 0x1000, &d) == 0);
 	CHECK(d.status == SYM_UNMAPPED && d.symbol == NULL);
 	/* Kernel data outside the kernel maps (slab) is unmapped for perf
@@ -575,6 +582,10 @@ static void check_program(const char *bin, uint64_t base)
 	CHECK_STR(sym_dso_file(dso), bin);
 	CHECK(symtab_dso_by_path(st, bin) == dso);
 	CHECK(symtab_dso_for(st, 42, 42, 0x10, NULL) == NULL);
+	/* The .bss tail in "//anon" belongs to the binary too. */
+	uint64_t bss = nm_addr(bin, "big_bss");
+	CHECK(symtab_dso_for(st, 42, 42, base + bss + 100000, &rel) == dso);
+	CHECK_EQ_U64(rel, bss + 100000);
 	symtab_free(st);
 }
 

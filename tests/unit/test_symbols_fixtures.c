@@ -7,6 +7,7 @@
  * does not depend on the perf.data reader it is meant to cross-check. */
 #include <stdbool.h>
 
+#include "collector/perfdata.h"
 #include "collector/symbols.h"
 #include "tests/unit/test.h"
 
@@ -301,6 +302,68 @@ static void check_fixture(const char *name, long expected_without_perf)
 	CHECK_EQ_U64(nomap, want);
 }
 
+/* The importer's path: the project's perf.data reader feeding symtab.
+ * Same counts as perf, for every fixture. */
+static void nomap_through_reader(void)
+{
+	static const char *const names[] = {
+		"amd-zen2-ibs-c2c.data", "intel-cml-c2c-stores.data", "intel-ivb-perf-mem-old-abi.data",
+		"intel-ivb-perf-mem-percpu.data", "intel-skx-weight-struct.data",
+	};
+	unsigned checked = 0;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char rel[256], path[4096];
+		snprintf(rel, sizeof(rel), "real/%s", names[i]);
+		const char *fx = test_fixture(rel);
+		if (!fx)
+			continue;
+		snprintf(path, sizeof(path), "%s", fx);
+		long want = perf_nomap(path);
+		if (want < 0)
+			continue;
+		struct perfdata *pd;
+		struct c2c_error err = { 0 };
+		if (perfdata_open(&pd, path, &err) < 0) {
+			test_failf(__FILE__, __LINE__, "%s: %s", names[i], err.msg);
+			return;
+		}
+		const struct perfdata_header *h = perfdata_header(pd);
+		struct nomap_count nc = { .st = symtab_new(NULL, NULL) };
+		CHECK(nc.st);
+		for (uint32_t b = 0; b < h->nr_build_ids; b++)
+			CHECK(symtab_set_build_id(nc.st, h->build_ids[b].filename, h->build_ids[b].build_id,
+						  h->build_ids[b].size) == 0);
+		struct perfdata_record rec;
+		int rc;
+		while ((rc = perfdata_next(pd, &rec, &err)) > 0) {
+			int r = 0;
+			switch (rec.kind) {
+			case PERFDATA_SAMPLE: r = nomap_sample(&nc, &rec.u.sample); break;
+			case PERFDATA_MMAP: r = symtab_mmap(nc.st, &rec.u.mmap); break;
+			case PERFDATA_COMM: r = symtab_comm(nc.st, &rec.u.comm); break;
+			case PERFDATA_FORK: r = symtab_fork_misc(nc.st, &rec.u.task, rec.misc); break;
+			case PERFDATA_EXIT: r = symtab_exit(nc.st, &rec.u.task); break;
+			default: break;
+			}
+			if (r < 0)
+				rc = r;
+			if (rc < 0)
+				break;
+		}
+		symtab_free(nc.st);
+		perfdata_close(pd);
+		if (rc < 0) {
+			test_failf(__FILE__, __LINE__, "%s: %s", names[i], err.msg);
+			return;
+		}
+		printf("# reader %s: nomap %u, perf says %ld\n", names[i], nc.nomap, want);
+		CHECK_EQ_U64(nc.nomap, want);
+		checked++;
+	}
+	if (!checked)
+		test_skip("no fixture or no perf");
+}
+
 static void nomap_amd_zen2_ibs(void) { check_fixture("amd-zen2-ibs-c2c.data", 13); }
 static void nomap_intel_cml_stores(void) { check_fixture("intel-cml-c2c-stores.data", 0); }
 static void nomap_intel_ivb_old_abi(void) { check_fixture("intel-ivb-perf-mem-old-abi.data", 0); }
@@ -309,6 +372,7 @@ static void nomap_intel_skx_weight_struct(void) { check_fixture("intel-skx-weigh
 
 struct xcheck {
 	struct symtab *st;
+	bool data;               /* check the data address, not the ip */
 	FILE *perf;              /* perf script output, one line per sample */
 	unsigned n, user_sym, kernel_sym, bad;
 	char why[1024];
@@ -330,9 +394,10 @@ static int xcheck_sample(void *arg, const struct c2c_sample *s)
 	if (sscanf(line, " %llx %511s", &ip, sym) != 2 || !open_p || !close_p || close_p < open_p)
 		return 0;
 	snprintf(dso, sizeof(dso), "%.*s", (int)(close_p - open_p - 1), open_p + 1);
-	if (ip != s->ip) {
+	uint64_t want_addr = x->data ? s->addr : s->ip;
+	if (ip != want_addr) {
 		snprintf(x->why, sizeof(x->why), "sample order differs: perf %llx, walker %" PRIx64,
-			 ip, s->ip);
+			 ip, want_addr);
 		x->bad++;
 		return -1;
 	}
@@ -344,8 +409,16 @@ static int xcheck_sample(void *arg, const struct c2c_sample *s)
 	*plus = '\0';
 	off = strtoull(plus + 1, NULL, 16);
 	struct sym_code c;
-	if (symtab_resolve_ip(x->st, s->pid, s->tid, s->cpumode, s->ip, &c) < 0)
+	if (x->data) {
+		/* Same fields, from the data address. */
+		struct sym_data d;
+		if (symtab_resolve_data(x->st, s->pid, s->tid, s->cpumode, s->addr, &d) < 0)
+			return -1;
+		c = (struct sym_code){ .status = d.status, .dso = d.dso, .function = d.symbol,
+				       .offset = d.offset };
+	} else if (symtab_resolve_ip(x->st, s->pid, s->tid, s->cpumode, s->ip, &c) < 0) {
 		return -1;
+	}
 	bool kernel = strcmp(dso, "[kernel.kallsyms]") == 0;
 	bool same = c.function && strcmp(c.function, sym) == 0 && c.offset == off &&
 		    c.dso && (kernel || strcmp(c.dso, dso) == 0);
@@ -375,49 +448,80 @@ static const char spin_src[] =
 	"\tfor (int k = 0; k < 20; k++) { memset(b, k, 1 << 20); sink += work(2000000); }\n"
 	"\tfree(b);\n\treturn 0;\n}\n";
 
-static void perf_script_agrees(void)
+/* Touches every page of a .data and a .bss array, the heap, a small global. */
+static const char faults_src[] =
+	"#include <stdlib.h>\n#include <string.h>\n"
+	"char big_data[1 << 20] = { 1 };\n"
+	"static char big_bss[1 << 20];\n"
+	"long small_var = 3;\n"
+	"int main(void)\n{\n"
+	"\tfor (int i = 0; i < (1 << 20); i += 4096) { big_data[i + 123] = 2; big_bss[i + 77] = 3; }\n"
+	"\tchar *h = malloc(1 << 22);\n\tmemset(h, 1, 1 << 22);\n"
+	"\tsmall_var += big_data[5] + big_bss[9] + h[7];\n\tfree(h);\n"
+	"\treturn (int)small_var & 1;\n}\n";
+
+/* Compiles src, records it with `perf record EVENT`, then checks every
+ * sample's symbol against `perf script` (ip, or with data the address). */
+static void perf_script_check(const char *name, const char *src_text, const char *event,
+			      bool data, unsigned *nsym)
 {
 	const char *dir = test_tmpdir();
-	char src[512], bin[512], data[512], cmd[2048];
-	snprintf(src, sizeof(src), "%s/spin.c", dir);
-	snprintf(bin, sizeof(bin), "%s/spin", dir);
-	snprintf(data, sizeof(data), "%s/spin.data", dir);
+	char src[512], bin[512], out[512], cmd[2048];
+	snprintf(src, sizeof(src), "%s/%s.c", dir, name);
+	snprintf(bin, sizeof(bin), "%s/%s", dir, name);
+	snprintf(out, sizeof(out), "%s/%s.data", dir, name);
 	FILE *f = fopen(src, "w");
 	CHECK(f);
-	fputs(spin_src, f);
+	fputs(src_text, f);
 	fclose(f);
 	snprintf(cmd, sizeof(cmd), "cc -g -O1 -o '%s' '%s' 2>/dev/null", bin, src);
 	if (system(cmd) != 0) {
 		test_skip("no C compiler");
 		return;
 	}
-	snprintf(cmd, sizeof(cmd),
-		 "perf record -q -e cpu-clock -c 50000 -o '%s' '%s' >/dev/null 2>&1", data, bin);
+	snprintf(cmd, sizeof(cmd), "perf record -q %s -o '%s' '%s' >/dev/null 2>&1", event, out, bin);
 	if (system(cmd) != 0) {
 		test_skip("perf record with a software event is not possible here");
 		return;
 	}
 	struct walk w;
-	const char *why = walk_open(&w, data);
+	const char *why = walk_open(&w, out);
 	if (why) {
 		walk_close(&w);
 		test_skip(why);
 		return;
 	}
-	snprintf(cmd, sizeof(cmd), "perf script -i '%s' -F ip,sym,symoff,dso 2>/dev/null", data);
+	snprintf(cmd, sizeof(cmd), "perf script -i '%s' -F %s,sym,symoff,dso 2>/dev/null", out,
+		 data ? "addr" : "ip");
 	struct symtab_options o = { .use_host_kallsyms = true };
-	struct xcheck x = { .st = symtab_new(&o, NULL), .perf = popen(cmd, "r") };
+	struct xcheck x = { .st = symtab_new(&o, NULL), .data = data, .perf = popen(cmd, "r") };
 	int rc = x.st && x.perf ? walk_samples(&w, x.st, xcheck_sample, &x) : -1;
 	if (x.perf)
 		pclose(x.perf);
 	symtab_free(x.st);
 	walk_close(&w);
-	printf("# %u samples: %u user and %u kernel symbols as perf script, %u differ%s%s\n",
-	       x.n, x.user_sym, x.kernel_sym, x.bad, x.bad ? ": " : "", x.why);
+	printf("# %s: %u samples: %u user and %u kernel symbols as perf script, %u differ%s%s\n",
+	       name, x.n, x.user_sym, x.kernel_sym, x.bad, x.bad ? ": " : "", x.why);
+	*nsym = x.user_sym;
 	CHECK(rc == 0);
 	CHECK(x.n > 0);
-	CHECK(x.user_sym > 0);
 	CHECK_EQ_U64(x.bad, 0);
+}
+
+static void perf_script_agrees(void)
+{
+	unsigned n = 0;
+	perf_script_check("spin", spin_src, "-e cpu-clock -c 50000", false, &n);
+	if (!test_current.failed && !test_current.skipped)
+		CHECK(n > 0);
+}
+
+static void perf_script_data_agrees(void)
+{
+	unsigned n = 0;
+	perf_script_check("faults", faults_src, "-e page-faults -c 1 -d", true, &n);
+	if (!test_current.failed && !test_current.skipped)
+		CHECK(n >= 256);     /* at least every page of big_data */
 }
 
 TEST_MAIN(
@@ -426,5 +530,7 @@ TEST_MAIN(
 	TEST_CASE(nomap_intel_ivb_old_abi),
 	TEST_CASE(nomap_intel_ivb_percpu),
 	TEST_CASE(nomap_intel_skx_weight_struct),
+	TEST_CASE(nomap_through_reader),
 	TEST_CASE(perf_script_agrees),
+	TEST_CASE(perf_script_data_agrees),
 )
