@@ -4,7 +4,8 @@
 # (tmux), and prints the time to the first screen and the time each kind of
 # key takes from its arrival to the flushed repaint, as measured inside the
 # program (C2CTUI_TIMING). Targets: first screen < 100 ms, keys < 50 ms.
-# Usage: bench/tui_bench.sh [BUILD_DIR]   (BENCH_TUI_SAMPLES=N for another size)
+# Usage: bench/tui_bench.sh [BUILD_DIR]   (BENCH_TUI_SAMPLES=N for another size,
+# BENCH_TUI_DB=S.db to time an existing session)
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 b=${1:-build}
@@ -16,7 +17,7 @@ gen=$top/$b/tools/c2c-gen
 command -v tmux >/dev/null || { echo "tui bench: tmux not installed, skipped"; exit 0; }
 [ -x "$c2ctui" ] || { echo "tui bench: no $c2ctui"; exit 1; }
 
-db=$out/bench-$n.db
+db=${BENCH_TUI_DB:-$out/bench-$n.db}
 if [ ! -s "$db" ]; then
   data=$out/bench-$n.data
   [ -s "$data" ] || "$gen" --scenario bench --samples "$n" -o "$data" >/dev/null || exit 1
@@ -28,6 +29,8 @@ fi
 tmp=$(mktemp -d /tmp/c2ctuibench.XXXXXX)
 sock=$tmp/tmux.sock
 trap 'tmux -S "$sock" kill-server 2>/dev/null; rm -rf "$tmp"' EXIT
+# A private copy: a rebuild during the run must not swap the binary.
+cp "$c2ctui" "$tmp/c2ctui" && c2ctui=$tmp/c2ctui
 printf 'set -g status off\nset -g remain-on-exit on\n' >"$tmp/conf"
 state=$tmp/state timing=$tmp/timing
 keys=0
@@ -84,6 +87,10 @@ done
 key "cursor down (in page)" Down Down Down j j
 key "page down (fetch rows)" PageDown PageDown PageDown
 key "end / home (fetch rows)" End Home
+key "all lines (perf --show-all)" a
+key "all lines: page down (fetch)" PageDown PageDown PageDown
+key "all lines: end / home (fetch)" End Home
+key "all lines (perf --show-all)" a
 key "sort: pick and apply" s Left Enter
 key "sort: reverse" r r
 key "mode tot/lcl/rmt/peer" d d d d

@@ -42,6 +42,21 @@ void insn_decoder_free(struct insn_decoder *d);
  * the bytes do not decode. */
 int insn_decode_mem(struct insn_decoder *d, const uint8_t *code, size_t len, uint64_t pc,
 		    struct insn_mem *out);
+/* What register tracking needs from any instruction (x86-64). */
+struct insn_info {
+	unsigned length;
+	bool is_call;
+	bool has_mem;         /* mem is filled (first memory operand) */
+	struct insn_mem mem;
+	int mov_dst;          /* 64-bit mov into a register: its DWARF number, else -1 */
+	int mov_src;          /* register-to-register mov: the source, -1 for a load */
+	uint32_t writes;      /* bit n: DWARF register n (0..16) is written */
+};
+/* Decodes one instruction for register tracking. 0, or -EINVAL / -ENOTSUP
+ * (arm64: not tracked). */
+int insn_decode_info(struct insn_decoder *d, const uint8_t *code, size_t len, uint64_t pc,
+		     struct insn_info *out);
+
 /* Name of a DWARF register of the decoder's architecture ("rdi", "x1"). */
 const char *insn_reg_name(const struct insn_decoder *d, int dwarf_reg);
 

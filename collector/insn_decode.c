@@ -92,6 +92,23 @@ static int x86_dwarf_reg(unsigned r)
 	case X86_REG_R14: case X86_REG_R14D: return 14;
 	case X86_REG_R15: case X86_REG_R15D: return 15;
 	case X86_REG_RIP: return 16;
+	/* partial registers: a write to them changes the full register */
+	case X86_REG_AX: case X86_REG_AL: case X86_REG_AH: return 0;
+	case X86_REG_DX: case X86_REG_DL: case X86_REG_DH: return 1;
+	case X86_REG_CX: case X86_REG_CL: case X86_REG_CH: return 2;
+	case X86_REG_BX: case X86_REG_BL: case X86_REG_BH: return 3;
+	case X86_REG_SI: case X86_REG_SIL: return 4;
+	case X86_REG_DI: case X86_REG_DIL: return 5;
+	case X86_REG_BP: case X86_REG_BPL: return 6;
+	case X86_REG_SP: case X86_REG_SPL: return 7;
+	case X86_REG_R8W: case X86_REG_R8B: return 8;
+	case X86_REG_R9W: case X86_REG_R9B: return 9;
+	case X86_REG_R10W: case X86_REG_R10B: return 10;
+	case X86_REG_R11W: case X86_REG_R11B: return 11;
+	case X86_REG_R12W: case X86_REG_R12B: return 12;
+	case X86_REG_R13W: case X86_REG_R13B: return 13;
+	case X86_REG_R14W: case X86_REG_R14B: return 14;
+	case X86_REG_R15W: case X86_REG_R15B: return 15;
 	default: return -1;
 	}
 }
@@ -188,6 +205,68 @@ int insn_decode_mem(struct insn_decoder *d, const uint8_t *code, size_t len, uin
 	}
 	rc = d->arch == INSN_X86_64 ? decode_x86(d, out) : decode_arm64(d, out);
 	return rc;
+}
+
+int insn_decode_info(struct insn_decoder *d, const uint8_t *code, size_t len, uint64_t pc,
+		     struct insn_info *out)
+{
+	const uint8_t *p = code;
+	size_t n = len;
+	uint64_t addr = pc;
+	const cs_x86 *x;
+	cs_regs rr, rw;
+	uint8_t nr = 0, nw = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->mov_dst = out->mov_src = -1;
+	if (d->arch != INSN_X86_64)
+		return -ENOTSUP;
+	if (!cs_disasm_iter(d->cs, &p, &n, &addr, d->insn))
+		return -EINVAL;
+	out->length = d->insn->size;
+	x = &d->insn->detail->x86;
+	out->is_call = d->insn->id == X86_INS_CALL;
+	if (cs_regs_access(d->cs, d->insn, rr, &nr, rw, &nw) == CS_ERR_OK) {
+		for (unsigned i = 0; i < nw; i++) {
+			int r = x86_dwarf_reg(rw[i]);
+			if (r >= 0 && r < 32)
+				out->writes |= 1u << r;
+		}
+	}
+	out->mem.base = out->mem.index = -1;
+	for (unsigned i = 0; i < x->op_count; i++) {
+		const cs_x86_op *op = &x->operands[i];
+		if (op->type != X86_OP_MEM || d->insn->id == X86_INS_LEA)
+			continue;
+		out->has_mem = true;
+		out->mem.base = op->mem.base == X86_REG_INVALID ? -1 : x86_dwarf_reg(op->mem.base);
+		out->mem.index = op->mem.index == X86_REG_INVALID ? -1 : x86_dwarf_reg(op->mem.index);
+		out->mem.scale = op->mem.scale;
+		out->mem.disp = op->mem.disp;
+		out->mem.size = op->size;
+		out->mem.is_store = (op->access & CS_AC_WRITE) != 0;
+		break;
+	}
+	/* 64-bit mov: a load (mem -> reg) or a copy (reg -> reg) */
+	if (d->insn->id == X86_INS_MOV && x->op_count == 2) {
+		const cs_x86_op *dst = NULL, *src = NULL;
+		for (unsigned i = 0; i < 2; i++) {
+			if (x->operands[i].type == X86_OP_REG && (x->operands[i].access & CS_AC_WRITE))
+				dst = &x->operands[i];
+			else
+				src = &x->operands[i];
+		}
+		if (dst && src && dst->size == 8) {
+			int r = x86_dwarf_reg(dst->reg);
+			if (src->type == X86_OP_MEM && src->mem.base != X86_REG_RIP) {
+				out->mov_dst = r;
+			} else if (src->type == X86_OP_REG && src->size == 8) {
+				out->mov_dst = r;
+				out->mov_src = x86_dwarf_reg(src->reg);
+			}
+		}
+	}
+	return 0;
 }
 
 const char *insn_reg_name(const struct insn_decoder *d, int r)

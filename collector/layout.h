@@ -116,6 +116,7 @@ struct layout_verdict_info {
 	uint32_t other_threads, other_cpus;   /* agents that touch the line but do not write it */
 	uint32_t true_keys[8], ntrue_keys;    /* keys written and touched by another agent */
 	uint32_t false_keys[8], nfalse_keys;  /* keys touched while another agent writes a different key */
+	uint32_t writer_keys[8], nwriter_keys; /* keys whose writes hurt another agent's access */
 };
 int layout_verdict(const struct layout_line_access *a, size_t n, struct layout_verdict_info *out);
 

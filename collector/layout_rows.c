@@ -95,14 +95,17 @@ static void anon_name(struct types_db *db, uint32_t type, char *buf, size_t len,
 }
 
 static int add_rows(struct build_ctx *c, uint32_t type, uint64_t base, uint64_t end, uint32_t depth,
-		    long top, const char *prefix)
+		    long top, const char *prefix_in)
 {
+	/* Copies: the rows array (where the caller's names live) moves as it grows. */
+	char prefix[128], child[128];
 	uint32_t sid = types_strip(c->db, type);
 	const struct types_type *st = types_get(c->db, sid);
 	const struct types_member *m;
 	size_t n = types_members(c->db, sid, &m);
 	size_t prev = SIZE_MAX;
 
+	snprintf(prefix, sizeof(prefix), "%s", prefix_in ? prefix_in : "");
 	for (size_t i = 0; i < n; i++) {
 		struct layout_row *r = row_new(c);
 		size_t idx;
@@ -118,7 +121,7 @@ static int add_rows(struct build_ctx *c, uint32_t type, uint64_t base, uint64_t 
 			snprintf(nm, sizeof(nm), "%s", m[i].name);
 		else
 			anon_name(c->db, m[i].type, nm, sizeof(nm), 0);
-		if (prefix && *prefix)
+		if (*prefix)
 			snprintf(r->name, sizeof(r->name), "%.60s.%.60s", prefix, nm);
 		else
 			snprintf(r->name, sizeof(r->name), "%s", nm);
@@ -149,8 +152,9 @@ static int add_rows(struct build_ctx *c, uint32_t type, uint64_t base, uint64_t 
 			int rc;
 			c->l->rows[idx].leaf = false;
 			/* children of an anonymous member keep the parent's prefix, as in C */
+			snprintf(child, sizeof(child), "%s", c->l->rows[idx].name);
 			rc = add_rows(c, ms, off, off + sz, depth + 1, top < 0 ? (long)idx : top,
-				      m[i].name ? c->l->rows[idx].name : prefix);
+				      m[i].name ? child : prefix);
 			if (rc < 0)
 				return rc;
 		}

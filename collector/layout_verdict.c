@@ -83,12 +83,16 @@ static int verdict_core(const struct layout_line_access *a, size_t n,
 			tw += a[i].count;
 			add_key(out->true_keys, &out->ntrue_keys, a[i].key);
 		}
+		if (m & 1)
+			add_key(out->writer_keys, &out->nwriter_keys, a[i].key);
 		for (size_t j = 0; j < nk; j++) {
 			if (keys[j].key != a[i].key && written_by_other(&keys[j], b)) {
+				if (!(m & 2)) {
+					fw += a[i].count;
+					add_key(out->false_keys, &out->nfalse_keys, a[i].key);
+				}
 				m |= 2;
-				fw += a[i].count;
-				add_key(out->false_keys, &out->nfalse_keys, a[i].key);
-				break;
+				add_key(out->writer_keys, &out->nwriter_keys, keys[j].key);
 			}
 		}
 		if (marks)

@@ -50,7 +50,8 @@ struct live_options {
 	/* Environment (tests and unusual systems). */
 	const char *sysfs_root;      /* NULL: /sys */
 	const char *tracefs;         /* NULL: found by tp_find_tracefs */
-	unsigned mmap_pages;         /* per ring buffer, power of two; 0 = 256 */
+	unsigned mmap_pages;         /* per ring buffer, power of two; 0 = 512, fewer when
+	                                the locked-memory limit refuses */
 	size_t queue_bytes;          /* reader->writer queue, 0 = 64 MiB */
 	unsigned flush_ms;           /* sink flush period, 0 = 250 ms */
 };

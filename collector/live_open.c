@@ -27,10 +27,9 @@
 #include <perf/threadmap.h>
 
 #define LIVE_DEFAULT_FREQ 4000
+/* Kernel stack depth for tracepoint call chains: enough to get past the
+ * lock implementation into its callers. */
 #define LIVE_TRACK_MAX_STACK 64
-
-/* Kernel stack depth for tracepoint call chains (enough to get past the
- * lock implementation into its caller). */
 
 /* libperf 6.12's perf_evsel__delete() frees neither the evsel's sample-id
  * arrays nor its references on the CPU and thread maps (the perf tool frees
@@ -664,7 +663,17 @@ int live_new(struct live **out, const struct live_options *opt, struct c2c_error
 		goto fail;
 	if ((rc = open_events(lv, err)) < 0)
 		goto fail;
-	rc = perf_evlist__mmap(lv->evlist, opt->mmap_pages ? (int)opt->mmap_pages : 256);
+	if (opt->mmap_pages) {
+		rc = perf_evlist__mmap(lv->evlist, (int)opt->mmap_pages);
+	} else {
+		/* 2 MiB per ring by default (bursts of tracepoints with call
+		 * chains); halve while the locked-memory limit says no. */
+		int pages = 512;
+		while ((rc = perf_evlist__mmap(lv->evlist, pages)) == -EPERM && pages > 16) {
+			perf_evlist__munmap(lv->evlist);
+			pages /= 2;
+		}
+	}
 	if (rc < 0) {
 		rc = c2c_error_set(err, rc, "cannot map the perf ring buffers: %s (raise "
 				   "kernel.perf_event_mlock_kb or use fewer CPUs)", strerror(-rc));

@@ -405,8 +405,9 @@ int perf_record_parse_sample(const struct perf_attr_info *attr, const void *rec,
 			s->nr_callchain = (uint32_t)nr;
 			if (!swap && ((uintptr_t)ips % _Alignof(uint64_t)) == 0) {
 				s->callchain = (const uint64_t *)(const void *)ips;
+			} else if (nr > sizeof(chain_scratch) / sizeof(chain_scratch[0])) {
+				c.bad = true;   /* only a caller's oversized buffer gets here */
 			} else {
-				/* nr <= 65535/8 here, so it fits the scratch. */
 				for (uint64_t i = 0; i < nr; i++)
 					chain_scratch[i] = ld64(ips + i * 8, swap);
 				s->callchain = chain_scratch;

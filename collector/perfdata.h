@@ -122,6 +122,8 @@ struct perfdata_header {
 	bool pipe;                   /* pipe format (features arrive as records) */
 	bool swapped;                /* written by a machine of the other byte order */
 	uint64_t data_offset, data_size;   /* 0 for pipe format */
+	bool unfinished;             /* header's data size was 0 (perf record did not finish):
+				      * the data is read to the end of the file, features skipped */
 	uint64_t features[PERFDATA_FEAT_BITS / 64];  /* bitmap, bit = enum perfdata_feature */
 	uint32_t nr_unknown_features;      /* bits set that this reader does not know */
 	uint32_t nr_bad_features;          /* known features whose section did not parse (skipped) */

@@ -541,7 +541,7 @@ int pd_add_attr(struct perfdata *pd, const struct perf_attr_info *a, const unsig
 
 	if (pd->nr_attrs == pd->cap_attrs) {
 		size_t cap = pd->cap_attrs ? pd->cap_attrs * 2 : 8;
-		struct perf_attr_info *n = realloc(pd->attrs, cap * sizeof(*n));
+		struct perf_attr_info **n = realloc(pd->attrs, cap * sizeof(*n));
 		if (!n)
 			return c2c_error_set(err, -ENOMEM, "%s: out of memory for event attributes", pd->path);
 		pd->attrs = n;
@@ -555,7 +555,12 @@ int pd_add_attr(struct perfdata *pd, const struct perf_attr_info *a, const unsig
 		if (idmap_put(pd, idv[i], (int32_t)pd->nr_attrs) < 0)
 			return c2c_error_set(err, -ENOMEM, "%s: out of memory for event ids", pd->path);
 	}
-	dst = &pd->attrs[pd->nr_attrs];
+	/* Each attr has its own allocation: pointers handed out stay valid
+	 * when pipe-mode HEADER_ATTR records add more. */
+	dst = pd_alloc(pd, sizeof(*dst));
+	if (!dst)
+		return c2c_error_set(err, -ENOMEM, "%s: out of memory for event attributes", pd->path);
+	pd->attrs[pd->nr_attrs] = dst;
 	*dst = *a;
 	dst->index = (uint32_t)pd->nr_attrs;
 	dst->ids = idv;
@@ -602,7 +607,7 @@ static const char *derive_name(struct perfdata *pd, const struct perf_attr_info 
 void pd_name_attrs(struct perfdata *pd)
 {
 	for (size_t i = 0; i < pd->nr_attrs; i++)
-		pd->attrs[i].name = NULL;
+		pd->attrs[i]->name = NULL;
 	for (size_t d = 0; d < pd->nr_descs; d++) {
 		int idx = -1;
 		if (!pd->descs[d].name)
@@ -611,14 +616,14 @@ void pd_name_attrs(struct perfdata *pd)
 			idx = perfdata_attr_by_id(pd, pd->descs[d].first_id);
 		else if (pd->nr_descs == pd->nr_attrs)
 			idx = (int)d;   /* no ids recorded: same order as the attrs */
-		if (idx >= 0 && !pd->attrs[idx].name)
-			pd->attrs[idx].name = pd->descs[d].name;
+		if (idx >= 0 && !pd->attrs[idx]->name)
+			pd->attrs[idx]->name = pd->descs[d].name;
 	}
 	for (size_t i = 0; i < pd->nr_attrs; i++) {
-		if (!pd->attrs[i].name)
-			pd->attrs[i].name = derive_name(pd, &pd->attrs[i]);
-		if (!pd->attrs[i].name)
-			pd->attrs[i].name = "?";
+		if (!pd->attrs[i]->name)
+			pd->attrs[i]->name = derive_name(pd, pd->attrs[i]);
+		if (!pd->attrs[i]->name)
+			pd->attrs[i]->name = "?";
 	}
 }
 
@@ -753,7 +758,19 @@ int pd_read_file_header(struct perfdata *pd, struct c2c_error *err)
 			return rc;
 	}
 
-	read_features(pd);
+	if (h->data_size == 0 && h->data_offset < pd->map_len) {
+		/* perf writes the data size (and the features after the data)
+		 * only when it finishes; perf itself reads nothing then. The
+		 * records are all there: read up to the end of the file. */
+		h->unfinished = true;
+		h->nr_bad_features = 0;
+		for (unsigned b = 1; b < PERFDATA_FEAT_KNOWN; b++)
+			h->nr_bad_features += perfdata_has_feature(h, b);
+		memset(h->features, 0, sizeof(h->features));
+		h->data_size = pd->map_len - h->data_offset;
+	} else {
+		read_features(pd);
+	}
 	pd_name_attrs(pd);
 
 	pd->pos = h->data_offset;

@@ -47,7 +47,7 @@ struct perfdata {
 	struct perfdata_header hdr;
 
 	/* attrs */
-	struct perf_attr_info *attrs;
+	struct perf_attr_info **attrs;  /* each owned (pd_alloc), stable addresses */
 	size_t nr_attrs, cap_attrs;
 	struct { uint64_t id; int32_t idx; bool used; } *idmap;
 	size_t idmap_cap, idmap_n;

@@ -136,9 +136,9 @@ static int record_attr(struct perfdata *pd, const unsigned char *rec, size_t siz
 		return -1;
 	if (pd->nr_attrs == 1)
 		return 0;
-	if (type != PERF_REC_SAMPLE && !pd->attrs[0].sample_id_all)
+	if (type != PERF_REC_SAMPLE && !pd->attrs[0]->sample_id_all)
 		return 0;
-	r = perf_record_sample_id(&pd->attrs[0], rec, size, pd->swap, &id);
+	r = perf_record_sample_id(pd->attrs[0], rec, size, pd->swap, &id);
 	if (r < 0)
 		return -1;
 	if (r == 0 || id == 0)
@@ -154,7 +154,7 @@ static bool record_time(struct perfdata *pd, const unsigned char *rec, size_t si
 
 	if (attr < 0)
 		return false;
-	a = &pd->attrs[attr];
+	a = pd->attrs[attr];
 	if (!(a->sample_type & S_TIME))
 		return false;
 	if (type == PERF_REC_SAMPLE) {
@@ -472,6 +472,17 @@ static void release_consumed(struct perfdata *pd)
 	}
 }
 
+/* At the end of the input: decompressed bytes that never made a whole
+ * record mean the last compressed record was cut. */
+static int input_end(struct perfdata *pd, struct c2c_error *err)
+{
+	if (pd->dbuf_len)
+		return damage(pd, pd->dbuf_len, err,
+			      "the compressed data ends inside a record (%zu decompressed bytes dropped)",
+			      pd->dbuf_len);
+	return 0;
+}
+
 /* Reads and processes the next record in file order. 1: did one, 0: end of
  * input, negative: damage or failure (err or pending_err set). */
 static int read_one(struct perfdata *pd, struct c2c_error *err)
@@ -487,7 +498,7 @@ static int read_one(struct perfdata *pd, struct c2c_error *err)
 		if (stream_fill(pd, 8) < 0) {
 			avail = pd->sbuf_end - pd->sbuf_start;
 			if (avail == 0)
-				return 0;
+				return input_end(pd, err);
 			return damage(pd, avail, err, "the stream ends inside a record header at offset %" PRIu64
 				      " (%zu bytes dropped)", off, avail);
 		}
@@ -516,7 +527,7 @@ static int read_one(struct perfdata *pd, struct c2c_error *err)
 	if (pd->end - pd->pos < 8) {
 		uint64_t left = pd->end - pd->pos;
 		if (left == 0 && !pd->stats.truncated)
-			return 0;
+			return input_end(pd, err);
 		pd->pos = pd->end;
 		if (pd->stats.truncated)
 			return damage(pd, left, err,
@@ -570,7 +581,7 @@ static bool decode(struct perfdata *pd, const struct pd_ent *e, struct perfdata_
 	r->attr = e->attr;
 
 	if (h.type < PERF_REC_USER_TYPE_START && pd->nr_attrs)
-		sid_attr = &pd->attrs[e->attr >= 0 ? e->attr : 0];
+		sid_attr = pd->attrs[e->attr >= 0 ? e->attr : 0];
 	if (h.type != PERF_REC_SAMPLE && sid_attr && sid_attr->sample_id_all &&
 	    perf_record_parse_sample_id(sid_attr, e->rec, e->size, pd->swap, &r->sid, NULL) < 0) {
 		pd->stats.bad_records++;
@@ -584,7 +595,7 @@ static bool decode(struct perfdata *pd, const struct pd_ent *e, struct perfdata_
 			return false;
 		}
 		r->kind = PERFDATA_SAMPLE;
-		rc = perf_record_parse_sample(&pd->attrs[e->attr], e->rec, e->size, pd->swap,
+		rc = perf_record_parse_sample(pd->attrs[e->attr], e->rec, e->size, pd->swap,
 					      &r->u.sample, NULL);
 		break;
 	case PERF_REC_MMAP:
@@ -925,7 +936,7 @@ size_t perfdata_nr_attrs(const struct perfdata *pd)
 
 const struct perf_attr_info *perfdata_attr(const struct perfdata *pd, size_t i)
 {
-	return i < pd->nr_attrs ? &pd->attrs[i] : NULL;
+	return i < pd->nr_attrs ? pd->attrs[i] : NULL;
 }
 
 const struct perfdata_stats *perfdata_stats(const struct perfdata *pd)

@@ -1,9 +1,9 @@
 /* One user-space binary (a "dso"): found on disk (under --symfs, or in
  * perf's build-id cache), checked against the recorded build-id, its
- * PT_LOAD headers (file offset -> ELF vaddr), its function and object
- * symbols (sorted, binary search), its DWARF (in the file or a separate
- * debug file found by build-id or .gnu_debuglink) with a CU address index
- * for source lines. Every answer is cached per address. */
+ * separate debug file found (build-id or .gnu_debuglink), its PT_LOAD
+ * headers (file offset -> ELF vaddr), its symbols as perf loads them
+ * (sorted, binary search). Code answers (with source lines from
+ * sym_dwarf.c) are cached per address. */
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -11,8 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#include <dwarf.h>
 
 #include "collector/sym_priv.h"
 
@@ -31,11 +29,6 @@ struct dsym_tab {
 
 struct load_seg {
 	uint64_t off, filesz, vaddr, memsz;
-};
-
-struct cu_range {
-	uint64_t lo, hi;
-	Dwarf_Off die_off;
 };
 
 struct code_cache_ent {
@@ -64,10 +57,7 @@ struct sym_dso {
 	size_t nloads;
 	struct dsym_tab syms;    /* functions and objects together, as perf */
 
-	bool dwarf_tried;
-	Dwarf *dwarf;
-	struct cu_range *cus;
-	size_t ncus;
+	struct sym_dwarf dwarf;
 
 	struct code_cache_ent *cache;
 	size_t cache_cap, cache_n;
@@ -96,8 +86,7 @@ void sym_dso_free(struct sym_dso *d)
 {
 	if (!d)
 		return;
-	if (d->dwarf)
-		dwarf_end(d->dwarf);
+	sym_dwarf_fini(&d->dwarf);
 	if (d->dbg_elf)
 		elf_end(d->dbg_elf);
 	if (d->elf)
@@ -108,7 +97,6 @@ void sym_dso_free(struct sym_dso *d)
 		close(d->fd);
 	free(d->syms.v);
 	free(d->loads);
-	free(d->cus);
 	free(d->cache);
 	for (size_t i = 0; i < d->nnames; i++)
 		free(d->names[i]);
@@ -225,7 +213,8 @@ static void dso_open(struct sym_dso *d, const struct sym_elf_opts *o)
 	static const char deleted[] = " (deleted)";
 	size_t plen = strlen(d->path), dlen = sizeof(deleted) - 1;
 
-	snprintf(cands[nc++], sizeof(cands[0]), "%s%s", o->symfs ? o->symfs : "", d->path);
+	if (d->path[0] == '/')
+		snprintf(cands[nc++], sizeof(cands[0]), "%s%s", o->symfs ? o->symfs : "", d->path);
 	/* A binary replaced after it was mapped: the new file is only right
 	 * if its build-id agrees, which the check below decides. */
 	if (plen > dlen && strcmp(d->path + plen - dlen, deleted) == 0)
@@ -673,100 +662,6 @@ bool sym_dso_object(struct sym_dso *d, uint64_t vaddr, const char **name,
 	return true;
 }
 
-static int cu_cmp(const void *a, const void *b)
-{
-	const struct cu_range *x = a, *y = b;
-	return x->lo < y->lo ? -1 : x->lo > y->lo;
-}
-
-/* The DWARF and an index of the address ranges of its compile units, so
- * a source line lookup is a binary search plus one line-table lookup. */
-static void dso_load_dwarf(struct sym_dso *d)
-{
-	if (d->dwarf_tried)
-		return;
-	d->dwarf_tried = true;
-	if (d->status != SYM_OK)
-		return;
-	if (elf_has_section(d->elf, ".debug_info", NULL))
-		d->dwarf = dwarf_begin_elf(d->elf, DWARF_C_READ, NULL);
-	if (!d->dwarf && d->dbg_elf)
-		d->dwarf = dwarf_begin_elf(d->dbg_elf, DWARF_C_READ, NULL);
-	if (!d->dwarf)
-		return;
-
-	size_t cap = 0;
-	Dwarf_CU *cu = NULL, *next;
-	Dwarf_Half version;
-	uint8_t unit_type;
-	Dwarf_Die cudie, subdie;
-	while (dwarf_get_units(d->dwarf, cu, &next, &version, &unit_type, &cudie, &subdie) == 0) {
-		cu = next;
-		if (unit_type != DW_UT_compile && unit_type != DW_UT_skeleton)
-			continue;
-		Dwarf_Addr base, lo, hi;
-		ptrdiff_t off = 0;
-		while ((off = dwarf_ranges(&cudie, off, &base, &lo, &hi)) > 0) {
-			if (hi <= lo)
-				continue;
-			if (d->ncus == cap) {
-				size_t nc = cap ? cap * 2 : 64;
-				struct cu_range *nv = realloc(d->cus, nc * sizeof(*nv));
-				if (!nv)
-					goto out;
-				d->cus = nv;
-				cap = nc;
-			}
-			d->cus[d->ncus++] = (struct cu_range){ lo, hi, dwarf_dieoffset(&cudie) };
-		}
-	}
-out:
-	if (d->ncus)
-		qsort(d->cus, d->ncus, sizeof(*d->cus), cu_cmp);
-}
-
-static bool dso_cu_for(struct sym_dso *d, uint64_t vaddr, Dwarf_Die *cudie)
-{
-	size_t lo = 0, hi = d->ncus;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (d->cus[mid].lo <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	/* Ranges of different CUs do not overlap in sane DWARF, but walk a few
-	 * back in case a CU's range list is wide. */
-	for (size_t i = lo, steps = 0; i > 0 && steps < 8; i--, steps++) {
-		const struct cu_range *r = &d->cus[i - 1];
-		if (vaddr >= r->lo && vaddr < r->hi)
-			return dwarf_offdie(d->dwarf, r->die_off, cudie) != NULL;
-	}
-	/* Last resort: libdw's own .debug_aranges lookup. */
-	return d->ncus == 0 && dwarf_addrdie(d->dwarf, vaddr, cudie) != NULL;
-}
-
-static bool dso_srcline_uncached(struct sym_dso *d, uint64_t vaddr, const char **file,
-				 unsigned *line)
-{
-	dso_load_dwarf(d);
-	if (!d->dwarf)
-		return false;
-	Dwarf_Die cudie;
-	if (!dso_cu_for(d, vaddr, &cudie))
-		return false;
-	Dwarf_Line *l = dwarf_getsrc_die(&cudie, vaddr);
-	if (!l)
-		return false;
-	int ln;
-	const char *f = dwarf_linesrc(l, NULL, NULL);
-	if (!f || dwarf_lineno(l, &ln) != 0 || ln <= 0)
-		return false;
-	*file = f;
-	*line = (unsigned)ln;
-	return true;
-}
-
 static size_t cache_hash(uint64_t v, size_t cap)
 {
 	v ^= v >> 33;
@@ -814,7 +709,7 @@ static struct code_cache_ent *dso_code(struct sym_dso *d, uint64_t vaddr)
 		e->func = s->name;
 		e->func_start = s->start;
 	}
-	e->has_line = dso_srcline_uncached(d, vaddr, &e->file, &e->line);
+	e->has_line = sym_dwarf_srcline(&d->dwarf, d->elf, d->dbg_elf, vaddr, &e->file, &e->line);
 	return e;
 }
 
@@ -871,8 +766,7 @@ Elf *sym_dso_elf(struct sym_dso *d)
 
 Dwarf *sym_dso_dwarf(struct sym_dso *d)
 {
-	dso_load_dwarf(d);
-	return d->dwarf;
+	return d->status == SYM_OK ? sym_dwarf_get(&d->dwarf, d->elf, d->dbg_elf) : NULL;
 }
 
 uint64_t sym_dso_bias(const struct sym_dso *d)

@@ -92,7 +92,24 @@ bool sym_kallsyms_text(const struct sym_kallsyms *k, uint64_t addr,
 bool sym_kallsyms_data(const struct sym_kallsyms *k, uint64_t addr,
 		       const char **name, uint64_t *start, const char **module);
 
-/* ---- ELF/DWARF per binary (sym_elf.c) --------------------------------- */
+/* ---- DWARF of one binary (sym_dwarf.c) -------------------------------- */
+
+/* Embedded in a dso (zero-initialized; sym_dwarf_fini releases). */
+struct sym_cu_range;
+struct sym_dwarf {
+	bool tried;
+	Dwarf *dw;
+	struct sym_cu_range *cus;
+	size_t ncus;
+};
+void sym_dwarf_fini(struct sym_dwarf *w);
+/* Opens (once) the DWARF of elf, else of dbg_elf (may be NULL). */
+Dwarf *sym_dwarf_get(struct sym_dwarf *w, Elf *elf, Elf *dbg_elf);
+/* Source file (owned by the Dwarf) and line of an ELF vaddr. */
+bool sym_dwarf_srcline(struct sym_dwarf *w, Elf *elf, Elf *dbg_elf, uint64_t vaddr,
+		       const char **file, unsigned *line);
+
+/* ---- ELF per binary (sym_elf.c) --------------------------------------- */
 
 struct sym_elf_opts {
 	const char *symfs;               /* "" when none */

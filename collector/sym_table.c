@@ -129,6 +129,11 @@ nomem:
 	return NULL;
 }
 
+size_t symtab_kernel_symbols(const struct symtab *st)
+{
+	return sym_kallsyms_count(st->ksyms);
+}
+
 /* ---- dsos ------------------------------------------------------------- */
 
 static size_t ptr_hash(const void *p, size_t cap)
@@ -317,9 +322,11 @@ int symtab_mmap(struct symtab *st, const struct c2c_mmap *m)
 	};
 	if (!map.name)
 		return -ENOMEM;
-	if (name_is_file(map.name)) {
-		uint8_t bid[20];
-		size_t bn = record_bid(st, m, map.name, bid);
+	uint8_t bid[20];
+	size_t bn = record_bid(st, m, map.name, bid);
+	/* [vdso] has no file, but perf record keeps a copy in its build-id
+	 * cache (~/.debug/.build-id/...), found when its build-id is known. */
+	if (name_is_file(map.name) || (bn && strcmp(map.name, "[vdso]") == 0)) {
 		map.dso = dso_findnew(st, map.name, bid, bn);
 		if (!map.dso)
 			return -ENOMEM;

@@ -59,6 +59,10 @@ void symtab_free(struct symtab *st);
  * arguments never match. */
 bool symtab_same_host(const char *hostname, const char *osrelease);
 
+/* Number of kernel symbols loaded (0: none, kernel addresses stay hex),
+ * for the command layer to say so. */
+size_t symtab_kernel_symbols(const struct symtab *st);
+
 /* ---- side-band (call in file/time order) ------------------------------ */
 
 /* MMAP/MMAP2. A record whose cpumode is kernel (or guest kernel) goes to

@@ -1,5 +1,6 @@
 /* Tracepoint formats and RAW payload decoding through libtraceevent. */
 #include "collector/tracepoint.h"
+#include "collector/tp_priv.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -43,8 +44,6 @@ void tp_decoder_free(struct tp_decoder *dec)
 	free(dec);
 }
 
-/* Exposed to tp_tracing_data.c. */
-struct tep_handle *tp_decoder_tep(struct tp_decoder *dec);
 struct tep_handle *tp_decoder_tep(struct tp_decoder *dec)
 {
 	return dec->tep;

@@ -8,14 +8,13 @@
  * Numbers are in the recording host's byte order (the endian byte). Only the
  * event formats matter to c2ctui; the rest is skipped by its size. */
 #include "collector/tracepoint.h"
+#include "collector/tp_priv.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <traceevent/event-parse.h>
-
-struct tep_handle *tp_decoder_tep(struct tp_decoder *dec);
 
 struct cursor {
 	const unsigned char *p, *end;

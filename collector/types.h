@@ -126,6 +126,10 @@ int types_reg_var_at(struct types_db *db, uint64_t pc, int reg, uint32_t *type,
  * the access inside it. */
 int types_stack_var_at(struct types_db *db, uint64_t pc, int reg, int64_t disp,
 		       uint32_t *type, const char **name, uint64_t *offset);
+/* DWARF only: the start of the function range containing pc (the
+ * enclosing subprogram's entry, or the start of its address range holding
+ * pc when it is split into hot/cold parts). Returns 0 or -ENOENT. */
+int types_func_start(struct types_db *db, uint64_t pc, uint64_t *start);
 /* DWARF only: copies up to len bytes of code at file virtual address pc
  * (from the ELF file's sections). Returns the number of bytes, or <0. */
 long types_read_code(struct types_db *db, uint64_t pc, uint8_t *buf, size_t len);
@@ -140,7 +144,8 @@ int types_machine(const struct types_db *db);
 enum types_how {
 	TYPES_HOW_NONE = 0,     /* unresolved; see why */
 	TYPES_HOW_GLOBAL = 1,   /* data address inside a global/static variable */
-	TYPES_HOW_INSN = 2,     /* instruction's base register holds a typed pointer */
+	TYPES_HOW_INSN = 2,     /* instruction's base register holds a typed pointer
+	                           (a variable's, or one tracked through loads) */
 	TYPES_HOW_STACK = 3,    /* instruction addresses a stack variable */
 	TYPES_HOW_MANUAL = 4,   /* the user assigned a type and base address */
 };

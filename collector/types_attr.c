@@ -58,6 +58,96 @@ static int from_var(struct types_db *db, uint64_t vaddr, uint64_t addr, struct t
 	return 0;
 }
 
+/* The pointer type a register holds at `at`: a variable living in it, or
+ * what tracking says (state[]). 0 when unknown. */
+static uint32_t reg_ptr_type(struct types_db *db, const uint32_t *state, uint64_t at, int reg)
+{
+	uint32_t t;
+	const struct types_type *tt;
+
+	if (reg < 0 || reg > 16)
+		return 0;
+	if (state[reg])
+		return state[reg];
+	if (types_reg_var_at(db, at, reg, &t, NULL) == 0 && (tt = types_get(db, types_strip(db, t))) &&
+	    tt->kind == TYPES_POINTER)
+		return types_strip(db, t);
+	return 0;
+}
+
+/* The type of what a load [base + disp] at `at` reads, when it is a pointer:
+ * a member of the struct base points to, or a stack variable (-O0 code
+ * keeps its pointers there). 0 otherwise. */
+static uint32_t loaded_ptr_type(struct types_db *db, const uint32_t *state, uint64_t at, int base,
+				int64_t disp, bool frame)
+{
+	uint32_t ptr = reg_ptr_type(db, state, at, base), t = 0;
+	struct types_hit hit;
+	const struct types_type *tt;
+
+	if (ptr) {
+		const struct types_type *pt = types_get(db, ptr);
+		if (disp >= 0 && pt && pt->ref &&
+		    types_resolve(db, types_strip(db, pt->ref), (uint64_t)disp, &hit) == 0 &&
+		    !hit.bit_size && hit.member_offset == (uint64_t)disp)
+			t = types_strip(db, hit.type);
+	} else if (frame) {
+		uint64_t off;
+		uint32_t vt;
+		if (types_stack_var_at(db, at, base, disp, &vt, NULL, &off) == 0 &&
+		    types_resolve(db, types_strip(db, vt), off, &hit) == 0 && !hit.bit_size &&
+		    hit.member_offset == off)
+			t = types_strip(db, hit.type);
+	}
+	tt = t ? types_get(db, t) : NULL;
+	return tt && tt->kind == TYPES_POINTER ? t : 0;
+}
+
+/* Follows pointer types through the function's instructions up to pc, as
+ * perf's data-type profiling does: a register loaded from a typed pointer's
+ * member (or from a stack variable holding a pointer), or copied from a
+ * typed register, holds that member's pointer type until something else
+ * writes it. Linear scan from the function start (branches are not
+ * followed). Returns the pointer type of `reg` at pc, or 0. */
+static uint32_t track_reg(struct types_db *db, struct insn_decoder *dec, uint64_t pc, int reg,
+			  enum insn_arch arch)
+{
+	uint32_t state[17] = { 0 };
+	uint64_t at, start;
+	uint8_t code[16];
+
+	if (arch != INSN_X86_64 || types_func_start(db, pc, &start) < 0 || pc - start > 16384)
+		return 0;
+	for (at = start; at < pc;) {
+		struct insn_info in;
+		long n = types_read_code(db, at, code, sizeof(code));
+		uint32_t nt = 0;
+		bool set = false;
+
+		if (n <= 0 || insn_decode_info(dec, code, (size_t)n, at, &in) < 0 || !in.length)
+			return 0;
+		if (in.mov_dst >= 0 && in.mov_dst <= 16) {
+			if (in.mov_src >= 0)
+				nt = reg_ptr_type(db, state, at, in.mov_src);
+			else if (in.has_mem && in.mem.index < 0)
+				nt = loaded_ptr_type(db, state, at, in.mem.base, in.mem.disp,
+						     in.mem.base == 7 || in.mem.base == 6);
+			set = true;
+		}
+		for (int r = 0; r <= 16; r++)
+			if (in.writes & (1u << r))
+				state[r] = 0;
+		if (in.is_call)   /* caller-saved registers are gone */
+			for (int r = 0; r <= 11; r++)
+				if (r != 3 && r != 6 && r != 7)
+					state[r] = 0;
+		if (set)
+			state[in.mov_dst] = nt;
+		at += in.length;
+	}
+	return at == pc && reg >= 0 && reg <= 16 ? state[reg] : 0;
+}
+
 /* x86-64 rsp/rbp, arm64 sp/x29: registers that address the stack frame. */
 static bool is_frame_reg(int machine_arch, int reg)
 {
@@ -148,7 +238,21 @@ int types_attribute(struct types_db *db, struct insn_decoder *dec, uint64_t pc, 
 			 insn_reg_name(dec, m.base), (long long)m.disp);
 		return 0;
 	}
-	snprintf(out->why, sizeof(out->why), "no variable lives in %s at %#llx (a temporary)",
-		 insn_reg_name(dec, m.base), (unsigned long long)pc);
+	{
+		uint32_t ptr = track_reg(db, dec, pc, m.base, arch);
+		const struct types_type *pt = ptr ? types_get(db, ptr) : NULL;
+		if (pt && pt->ref && m.disp >= 0 &&
+		    types_resolve(db, strip_qual(db, pt->ref), (uint64_t)m.disp, &out->hit) == 0) {
+			out->how = TYPES_HOW_INSN;
+			out->type = strip_qual(db, pt->ref);
+			out->offset = (uint64_t)m.disp;
+			out->inexact = m.index >= 0;
+			out->object = addr - out->offset;
+			snprintf(out->var, sizeof(out->var), "(%s, tracked)", insn_reg_name(dec, m.base));
+			return 0;
+		}
+	}
+	snprintf(out->why, sizeof(out->why), "no variable lives in %s at %#llx and no pointer "
+		 "type could be tracked into it", insn_reg_name(dec, m.base), (unsigned long long)pc);
 	return 0;
 }

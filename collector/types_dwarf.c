@@ -906,3 +906,33 @@ int types_file_to_vaddr(struct types_db *db, uint64_t file_offset, uint64_t *vad
 	}
 	return -ENOENT;
 }
+
+int types_func_start(struct types_db *db, uint64_t pc, uint64_t *start)
+{
+	struct dwarf_priv *p;
+	Dwarf_Die cudie, *scopes = NULL;
+	int n, rc = -ENOENT;
+
+	if (db->source != TYPES_SRC_DWARF)
+		return -ENOTSUP;
+	p = P(db);
+	if (!dwarf_addrdie(p->dwarf, pc, &cudie))
+		return -ENOENT;
+	n = dwarf_getscopes(&cudie, pc, &scopes);
+	/* the outermost subprogram: inlined bodies start inside it */
+	for (int i = n - 1; i >= 0 && rc < 0; i--) {
+		Dwarf_Addr base, lo, hi;
+		ptrdiff_t off = 0;
+		if (dwarf_tag(&scopes[i]) != DW_TAG_subprogram)
+			continue;
+		while ((off = dwarf_ranges(&scopes[i], off, &base, &lo, &hi)) > 0) {
+			if (pc >= lo && pc < hi) {
+				*start = lo;
+				rc = 0;
+				break;
+			}
+		}
+	}
+	free(scopes);
+	return rc;
+}

@@ -52,12 +52,19 @@ static int set_add(struct agg *a, enum agg_set s, uint64_t k0, uint64_t k1, uint
 static int cpu_add(struct agg_ent *e, uint32_t cpu)
 {
 	uint32_t w = cpu / 64;
+	if (!e->cpus) {
+		e->cpus = e->cpus_inline;
+		e->cpu_words = 4;
+	}
 	if (w >= e->cpu_words) {
-		uint32_t nw = w + 1 > 4 ? w + 1 : 4;
-		uint64_t *p = realloc(e->cpus, nw * sizeof(uint64_t));
+		uint32_t nw = w + 1;
+		uint64_t *p = malloc(nw * sizeof(uint64_t));
 		if (!p)
 			return -ENOMEM;
+		memcpy(p, e->cpus, e->cpu_words * sizeof(uint64_t));
 		memset(p + e->cpu_words, 0, (nw - e->cpu_words) * sizeof(uint64_t));
+		if (e->cpus != e->cpus_inline)
+			free(e->cpus);
 		e->cpus = p;
 		e->cpu_words = nw;
 	}
@@ -138,7 +145,7 @@ int agg_add_sample(struct agg *a, const struct agg_sample *s)
 		if (c_lcpu && has_cpu) {
 			ec->up2->nr_cpus++;
 			/* A CPU new to a line may be new to its node. */
-			if ((r = set_add(a, SET_LINE_NODE_CPU, (uint64_t)(int64_t)s->node, s->cpu, UINT64_MAX, 0)) < 0)
+			if ((r = set_add(a, SET_NODE_CPU, (uint64_t)(int64_t)s->node, s->cpu, UINT64_MAX, 0)) < 0)
 				return r;
 			if (r)
 				enode->nr_cpus++;

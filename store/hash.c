@@ -25,17 +25,16 @@ static bool key_eq(const uint64_t *a, const uint64_t *b)
 
 static int table_rehash(struct agg_table *t, size_t ncap)
 {
-	struct agg_ent **slots = calloc(ncap, sizeof(*slots));
+	struct agg_slot *slots = calloc(ncap, sizeof(*slots));
 	if (!slots)
 		return -ENOMEM;
 	for (size_t i = 0; i < t->cap; i++) {
-		struct agg_ent *e = t->slots[i];
-		if (!e)
+		if (!t->slots[i].e)
 			continue;
-		size_t j = key_hash(e->key) & (ncap - 1);
-		while (slots[j])
+		size_t j = t->slots[i].hash & (ncap - 1);
+		while (slots[j].e)
 			j = (j + 1) & (ncap - 1);
-		slots[j] = e;
+		slots[j] = t->slots[i];
 	}
 	free(t->slots);
 	t->slots = slots;
@@ -47,10 +46,11 @@ struct agg_ent *agg_table_find(const struct agg_table *t, const uint64_t *key)
 {
 	if (!t->cap)
 		return NULL;
-	size_t j = key_hash(key) & (t->cap - 1);
-	while (t->slots[j]) {
-		if (key_eq(t->slots[j]->key, key))
-			return t->slots[j];
+	uint64_t h = key_hash(key);
+	size_t j = h & (t->cap - 1);
+	while (t->slots[j].e) {
+		if (t->slots[j].hash == h && key_eq(t->slots[j].e->key, key))
+			return t->slots[j].e;
 		j = (j + 1) & (t->cap - 1);
 	}
 	return NULL;
@@ -59,19 +59,22 @@ struct agg_ent *agg_table_find(const struct agg_table *t, const uint64_t *key)
 struct agg_ent *agg_table_get(struct agg_table *t, const uint64_t *key, bool *created)
 {
 	*created = false;
-	if ((t->count + 1) * 4 >= t->cap * 3 && table_rehash(t, t->cap ? t->cap * 2 : 64) < 0)
+	/* Load factor at most 1/2: short probe runs in the slot array. */
+	if ((t->count + 1) * 2 >= t->cap && table_rehash(t, t->cap ? t->cap * 2 : 64) < 0)
 		return NULL;
-	size_t j = key_hash(key) & (t->cap - 1);
-	while (t->slots[j]) {
-		if (key_eq(t->slots[j]->key, key))
-			return t->slots[j];
+	uint64_t h = key_hash(key);
+	size_t j = h & (t->cap - 1);
+	while (t->slots[j].e) {
+		if (t->slots[j].hash == h && key_eq(t->slots[j].e->key, key))
+			return t->slots[j].e;
 		j = (j + 1) & (t->cap - 1);
 	}
 	struct agg_ent *e = calloc(1, sizeof(*e));
 	if (!e)
 		return NULL;
 	memcpy(e->key, key, sizeof(e->key));
-	t->slots[j] = e;
+	t->slots[j].hash = h;
+	t->slots[j].e = e;
 	t->count++;
 	*created = true;
 	return e;
@@ -91,9 +94,11 @@ int agg_table_mark_slow(struct agg_table *t, struct agg_ent *e)
 void agg_table_fini(struct agg_table *t)
 {
 	for (size_t i = 0; i < t->cap; i++) {
-		if (t->slots[i]) {
-			free(t->slots[i]->cpus);
-			free(t->slots[i]);
+		struct agg_ent *e = t->slots[i].e;
+		if (e) {
+			if (e->cpus != e->cpus_inline)
+				free(e->cpus);
+			free(e);
 		}
 	}
 	free(t->slots);

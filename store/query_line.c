@@ -307,7 +307,8 @@ int store_query_line_pareto(struct store *st, uint64_t line_addr, const struct s
 		if (show_all || c2c_row_valid(&acc.rows[i].stats, (enum c2c_display)mode))
 			acc.rows[kept++] = acc.rows[i];
 	sort_mode = mode;
-	qsort(acc.rows, kept, sizeof(*acc.rows), pareto_cmp);
+	if (kept) /* qsort(NULL, 0) is undefined */
+		qsort(acc.rows, kept, sizeof(*acc.rows), pareto_cmp);
 	for (size_t i = 0; i < kept; i++) {
 		struct store_pareto_row *row = &acc.rows[i];
 		char dso[sizeof(row->dso)];

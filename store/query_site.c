@@ -142,7 +142,8 @@ int store_query_site_accesses(struct store *st, int64_t site_id, const struct st
 		return store_sqlerr(st, err, "reading a site's accesses");
 	}
 	access_mode = mode;
-	qsort(*rows, *n, sizeof(**rows), access_cmp);
+	if (*n) /* qsort(NULL, 0) is undefined */
+		qsort(*rows, *n, sizeof(**rows), access_cmp);
 	return 0;
 }
 
@@ -237,6 +238,7 @@ int store_query_site_callers(struct store *st, int64_t site_id, struct store_cal
 		}
 		sqlite3_finalize(s);
 	}
-	qsort(*rows, *n, sizeof(**rows), caller_cmp);
+	if (*n) /* qsort(NULL, 0) is undefined */
+		qsort(*rows, *n, sizeof(**rows), caller_cmp);
 	return 0;
 }

@@ -77,6 +77,7 @@ static void store_free(struct store *st)
 	agg_table_fini(&st->chains);
 	free(st->cpu_node);
 	free(st->dsym_start);
+	free(st->raw_buf);
 	free(st->path);
 	free(st);
 }
@@ -108,11 +109,19 @@ static int prepare_writer(struct store *st, struct c2c_error *err)
 		[STMT_EVENT] = "INSERT OR REPLACE INTO events (idx, name, attr_type, config, sample_type,"
 			       " sample_period, freq) VALUES (?,?,?,?,?,?,?)",
 		[STMT_CPU] = "INSERT OR REPLACE INTO cpus (cpu, core, socket, node) VALUES (?,?,?,?)",
+		[STMT_SAMPLE_BATCH] = NULL,  /* built below */
 	};
+	char batch_sql[2048];
+	size_t n = (size_t)snprintf(batch_sql, sizeof(batch_sql), "INSERT INTO samples (time, event, cpu, node, pid, tid,"
+				    " cpumode, ip, site, addr, phys_addr, class_bits, weight, ins_lat, data_src, period,"
+				    " dsym, dsym_offset, callchain, raw) VALUES ");
+	for (int r = 0; r < SAMPLE_BATCH && n < sizeof(batch_sql); r++)
+		n += (size_t)snprintf(batch_sql + n, sizeof(batch_sql) - n, "%s(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+				      r ? "," : "");
 	for (int i = 0; i < STMT__MAX; i++) {
 		if (!st->writable && i != STMT_META_GET)
 			continue;
-		int r = store_prepare(st, &st->stmt[i], sql[i], err);
+		int r = store_prepare(st, &st->stmt[i], i == STMT_SAMPLE_BATCH ? batch_sql : sql[i], err);
 		if (r < 0)
 			return r;
 	}

@@ -213,7 +213,7 @@ int store_add_lock_wait(struct store *st, const struct store_lock_wait *w, struc
 /* Ends the current batch: flushes aggregates and commits. The file is a
  * complete, consistent database after every commit; readers see it. */
 int store_commit(struct store *st, struct c2c_error *err);
-/* Final commit: aggregates complete, indexes built, counters written,
+/* Final commit: aggregates complete, indexes built (lock waits), counters written,
  * marks the session finalized, checkpoints the WAL. The writer may keep
  * appending afterwards (live sessions finalize when they stop). */
 int store_finalize(struct store *st, struct c2c_error *err);
@@ -259,10 +259,12 @@ struct store_lat {
 };
 double store_lat_avg(const struct store_lat *lat, enum store_lat_kind k);
 
-/* Filters shared by every query. Zero-initialise, then set what you need
- * (store_filter_init sets the "any" values). Filters on cpu, node, pid,
+/* Filters shared by every query. Start from store_filter_init (the "any"
+ * values; a zeroed struct would mean CPU 0, node 0, pid 0, tid 0), then set
+ * what you need; a NULL filter means none. Filters on cpu, node, pid,
  * tid, time, and the double_cl / phys_lines keys make the query recompute
- * from the samples table (indexed); without them the precomputed
+ * from the samples table (one scan in recording order; the result is
+ * cached until the filter or the session changes); without them the precomputed
  * aggregates answer. */
 struct store_filter {
 	int32_t cpu;             /* -1 any */

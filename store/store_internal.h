@@ -55,8 +55,10 @@ struct agg_ent {
 	uint64_t key[AGG_KEY_WORDS];
 	struct c2c_stats stats;
 	struct store_lat lat;
-	uint64_t *cpus;              /* CPU bitmap (heap), cpu_words words */
+	uint64_t *cpus;              /* CPU bitmap, cpu_words words: cpus_inline for
+	                                CPUs < 256 (no extra cache miss), heap beyond */
 	uint32_t cpu_words;
+	uint64_t cpus_inline[4];
 	uint32_t nr_cpus;
 	uint32_t nr_threads, nr_sites, nr_offsets;
 	uint64_t node_mask;
@@ -71,8 +73,13 @@ struct agg_ent {
 	bool dirty;
 };
 
+struct agg_slot {
+	uint64_t hash;               /* of e->key: probes compare it without touching e */
+	struct agg_ent *e;           /* NULL: free */
+};
+
 struct agg_table {
-	struct agg_ent **slots;
+	struct agg_slot *slots;
 	size_t cap, count;
 	struct agg_ent **dirty;      /* entries changed since the last flush */
 	size_t ndirty, dirty_cap;
@@ -115,7 +122,7 @@ enum agg_kind {
 
 enum agg_set {
 	SET_LINE_TID, SET_LINE_SITE, SET_OFF_TID, SET_OFF_SITE, SET_LOCK_TID, SET_LOCK_SITE,
-	SET_TID, SET_LINE_NODE_CPU,
+	SET_TID, SET_NODE_CPU,
 	SET__MAX
 };
 
@@ -171,13 +178,14 @@ int agg_rebuild(struct agg *a, struct store *st, const struct store_filter *f, s
 
 /* ---- the handle ----------------------------------------------------- */
 
-struct intern_map {                  /* (key words) -> id */
-	struct agg_table t;          /* entries reuse agg_ent: key + site field as id */
-};
+#define SAMPLE_BATCH 16
+#define SAMPLE_COLS 20               /* columns of samples an INSERT writes */
+/* Writes the rows waiting in the batch (store_commit calls it). */
+int store_flush_samples(struct store *st, struct c2c_error *err);
 
 enum store_stmt {
 	STMT_SAMPLE, STMT_LOCK, STMT_COMM, STMT_TASK, STMT_MMAP, STMT_SITE, STMT_DSYM, STMT_CHAIN,
-	STMT_META_SET, STMT_META_GET, STMT_COUNTER, STMT_EVENT, STMT_CPU,
+	STMT_META_SET, STMT_META_GET, STMT_COUNTER, STMT_EVENT, STMT_CPU, STMT_SAMPLE_BATCH,
 	STMT__MAX
 };
 
@@ -190,7 +198,18 @@ struct store {
 	uint32_t line_size;          /* cache line size of the session */
 	sqlite3_stmt *stmt[STMT__MAX];
 
-	/* writer */
+	/* writer: samples are inserted SAMPLE_BATCH rows per statement (a
+	 * third less SQLite work per row); rows wait here until the batch is
+	 * full or the transaction commits. */
+	struct sample_row {
+		int64_t v[SAMPLE_COLS];
+		uint32_t present;        /* bit i: v[i] bound (else NULL) */
+		uint32_t raw_len;
+		size_t raw_off;          /* in raw_buf */
+	} rows[SAMPLE_BATCH];
+	unsigned nrows;
+	unsigned char *raw_buf;
+	size_t raw_len, raw_cap;
 	struct agg agg;              /* session aggregates, all in memory */
 	bool agg_loaded;
 	uint64_t pending;

@@ -1018,16 +1018,23 @@ static void vline_keys_text(const struct vline *l, const struct layout_verdict_i
 {
 	size_t o = 0;
 
+	/* "writes counter; hurt limit st.hits": the writers' keys, then the
+	 * keys of the accesses they disturb */
 	buf[0] = 0;
+	if (v->nwriter_keys)
+		o += (size_t)snprintf(buf + o, len - o, "writes");
+	for (uint32_t i = 0; i < v->nwriter_keys && o < len; i++)
+		o += (size_t)snprintf(buf + o, len - o, " %s", l->keys[v->writer_keys[i]]);
+	if (o < len && (v->ntrue_keys || v->nfalse_keys))
+		o += (size_t)snprintf(buf + o, len - o, "%shurt", o ? "; " : "");
 	for (uint32_t i = 0; i < v->ntrue_keys && o < len; i++)
-		o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? " " : "", l->keys[v->true_keys[i]]);
+		o += (size_t)snprintf(buf + o, len - o, " %s", l->keys[v->true_keys[i]]);
 	for (uint32_t i = 0; i < v->nfalse_keys && o < len; i++) {
 		bool dup = false;
 		for (uint32_t j = 0; j < v->ntrue_keys; j++)
 			dup |= v->true_keys[j] == v->false_keys[i];
 		if (!dup)
-			o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? " " : "",
-					      l->keys[v->false_keys[i]]);
+			o += (size_t)snprintf(buf + o, len - o, " %s", l->keys[v->false_keys[i]]);
 	}
 }
 

@@ -267,6 +267,41 @@ static int64_t chain_intern(struct store *st, const int64_t *sites, uint32_t n, 
 	return e->site;
 }
 
+static void bind_row(sqlite3_stmt *s, int first, const struct store *st, const struct sample_row *row)
+{
+	for (int c = 0; c < SAMPLE_COLS; c++) {
+		if (!(row->present & (1u << c)))
+			sqlite3_bind_null(s, first + c);
+		else if (c == 19)
+			sqlite3_bind_blob(s, first + c, st->raw_buf + row->raw_off, (int)row->raw_len, SQLITE_STATIC);
+		else
+			sqlite3_bind_int64(s, first + c, row->v[c]);
+	}
+}
+
+int store_flush_samples(struct store *st, struct c2c_error *err)
+{
+	int r = 0;
+
+	if (st->nrows == SAMPLE_BATCH) {
+		sqlite3_stmt *s = st->stmt[STMT_SAMPLE_BATCH];
+		for (unsigned i = 0; i < SAMPLE_BATCH; i++)
+			bind_row(s, 1 + (int)i * SAMPLE_COLS, st, &st->rows[i]);
+		r = step_done(st, s, err, "writing samples");
+	} else {
+		sqlite3_stmt *s = st->stmt[STMT_SAMPLE];
+		for (unsigned i = 0; i < st->nrows && r == 0; i++) {
+			bind_row(s, 1, st, &st->rows[i]);
+			r = step_done(st, s, err, "writing a sample");
+		}
+	}
+	/* On failure the rows are dropped with the transaction's other
+	 * uncommitted writes (the caller's commit fails). */
+	st->nrows = 0;
+	st->raw_len = 0;
+	return r;
+}
+
 int store_add_sample(struct store *st, const struct c2c_sample *smp, const struct store_sample_ctx *ctx,
 		     struct c2c_error *err)
 {
@@ -283,43 +318,52 @@ int store_add_sample(struct store *st, const struct c2c_sample *smp, const struc
 		return (int)chain;
 
 	bool has_cpu = (smp->has & C2C_HAS_CPU) != 0;
-	sqlite3_stmt *s = st->stmt[STMT_SAMPLE];
-	/* Absent values stay NULL (cleared after each row): fewer binds, and
-	 * NULL tells "not recorded" from 0. */
-	sqlite3_bind_int64(s, 1, (sqlite3_int64)smp->time);
-	sqlite3_bind_int64(s, 2, smp->event);
+	struct sample_row *row = &st->rows[st->nrows];
+	/* Absent values stay NULL: NULL tells "not recorded" from 0. */
+	row->present = 0;
+#define SET(i, val) do { row->v[i] = (int64_t)(val); row->present |= 1u << (i); } while (0)
+	SET(0, smp->time);
+	SET(1, smp->event);
 	if (has_cpu)
-		sqlite3_bind_int64(s, 3, smp->cpu);
-	sqlite3_bind_int64(s, 4, ctx->node);
-	sqlite3_bind_int64(s, 5, smp->pid);
-	sqlite3_bind_int64(s, 6, smp->tid);
-	sqlite3_bind_int(s, 7, smp->cpumode);
-	sqlite3_bind_int64(s, 8, (sqlite3_int64)smp->ip);
+		SET(2, smp->cpu);
+	SET(3, ctx->node);
+	SET(4, smp->pid);
+	SET(5, smp->tid);
+	SET(6, smp->cpumode);
+	SET(7, smp->ip);
 	if (ctx->site)
-		sqlite3_bind_int64(s, 9, ctx->site);
-	sqlite3_bind_int64(s, 10, (sqlite3_int64)smp->addr);
+		SET(8, ctx->site);
+	SET(9, smp->addr);
 	if (smp->phys_addr)
-		sqlite3_bind_int64(s, 11, (sqlite3_int64)smp->phys_addr);
-	sqlite3_bind_int64(s, 12, (sqlite3_int64)ctx->class_bits);
+		SET(10, smp->phys_addr);
+	SET(11, ctx->class_bits);
 	if (smp->weight)
-		sqlite3_bind_int64(s, 13, (sqlite3_int64)smp->weight);
+		SET(12, smp->weight);
 	if (smp->ins_lat)
-		sqlite3_bind_int64(s, 14, smp->ins_lat);
+		SET(13, smp->ins_lat);
 	if (smp->has & C2C_HAS_DATA_SRC)
-		sqlite3_bind_int64(s, 15, (sqlite3_int64)smp->data_src);
+		SET(14, smp->data_src);
 	if (smp->has & C2C_HAS_PERIOD)
-		sqlite3_bind_int64(s, 16, (sqlite3_int64)smp->period);
+		SET(15, smp->period);
 	if (ctx->dsym) {
-		sqlite3_bind_int64(s, 17, ctx->dsym);
-		sqlite3_bind_int64(s, 18, (sqlite3_int64)ctx->dsym_offset);
+		SET(16, ctx->dsym);
+		SET(17, ctx->dsym_offset);
 	}
 	if (chain)
-		sqlite3_bind_int64(s, 19, chain);
-	if ((smp->has & C2C_HAS_RAW) && smp->raw && smp->raw_size)
-		sqlite3_bind_blob(s, 20, smp->raw, (int)smp->raw_size, SQLITE_STATIC);
-	r = step_done(st, s, err, "writing a sample");
-	sqlite3_clear_bindings(s);
-	if (r < 0)
+		SET(18, chain);
+#undef SET
+	row->raw_len = 0;
+	if ((smp->has & C2C_HAS_RAW) && smp->raw && smp->raw_size) {
+		/* The payload is borrowed: copy it until the row is written. */
+		if (store_grow((void **)&st->raw_buf, &st->raw_cap, st->raw_len + smp->raw_size, 1) < 0)
+			return c2c_error_set(err, -ENOMEM, "out of memory");
+		memcpy(st->raw_buf + st->raw_len, smp->raw, smp->raw_size);
+		row->raw_off = st->raw_len;
+		row->raw_len = smp->raw_size;
+		st->raw_len += smp->raw_size;
+		row->present |= 1u << 19;
+	}
+	if (++st->nrows == SAMPLE_BATCH && (r = store_flush_samples(st, err)) < 0)
 		return r;
 
 	struct agg_sample a = {
@@ -382,7 +426,8 @@ int store_commit(struct store *st, struct c2c_error *err)
 		return c2c_error_set(err, -EROFS, "%s: opened read-only", st->path);
 	if (!st->in_txn)
 		return 0;
-	if ((r = agg_flush(&st->agg, st, "main", err)) < 0 || (r = store_write_counters(st, err)) < 0)
+	if ((r = store_flush_samples(st, err)) < 0 || (r = agg_flush(&st->agg, st, "main", err)) < 0 ||
+	    (r = store_write_counters(st, err)) < 0)
 		return r;
 	if ((r = store_exec(st, "COMMIT;", err)) < 0)
 		return r;

@@ -8,6 +8,7 @@
 #include "tui/tui.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -15,6 +16,11 @@
 #include <unistd.h>
 
 #include "store/store.h"
+
+static void live_ignore_signal(int sig)
+{
+	(void)sig;
+}
 
 struct live_ui {
 	struct live_session *ls;
@@ -116,6 +122,17 @@ int cmd_live(int argc, char **argv)
 	to.on_tick = live_on_tick;
 	to.err = &err;
 	rc = tui_explore(rd, &to);
+	{
+		/* The explorer is gone (q or a quit signal): a second Ctrl-C
+		 * must not cut the finalization short. */
+		struct sigaction sa;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = live_ignore_signal;
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGHUP, &sa, NULL);
+	}
 	if (!ui.finished) {
 		ui.rc = live_session_stop(ls, &ui.err);
 		ui.finished = true;

@@ -109,9 +109,13 @@ int cmd_record(int argc, char **argv)
 	printf("c2ctui record: %s\n", line);
 	{
 		int cs = live_child_status(live_session_live(ls));
-		if (cli.opt.argv && cs != -1 && WIFEXITED(cs) && WEXITSTATUS(cs) != 0 && !status)
+		if (cli.opt.argv && cs != -1 && WIFEXITED(cs) && WEXITSTATUS(cs) != 0 && !status) {
 			fprintf(stderr, "c2ctui record: %s exited with status %d\n", cli.opt.argv[0],
 				WEXITSTATUS(cs));
+			/* 127: it could not be run at all (the child said why). */
+			if (WEXITSTATUS(cs) == 127)
+				status = 1;
+		}
 	}
 	live_session_free(ls);
 	live_cli_fini(&cli);

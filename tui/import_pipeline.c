@@ -55,6 +55,7 @@ struct pipeline {
 	int64_t chain[MAX_CHAIN];
 	uint64_t next_commit;
 	bool progress;
+	bool tracing_loaded;
 	struct timespec t0;
 	uint64_t last_progress_ns;
 };
@@ -136,6 +137,25 @@ static const char *event_name(const struct perf_attr_info *a, char *buf, size_t 
 	return buf;
 }
 
+/* Events (INSERT OR REPLACE): written with the header and again at the
+ * end, since a pipe-format file may name its events after the samples. */
+static int write_events(struct pipeline *pl, struct c2c_error *err)
+{
+	for (size_t i = 0; i < perfdata_nr_attrs(pl->pd); i++) {
+		const struct perf_attr_info *a = perfdata_attr(pl->pd, i);
+		char buf[64];
+		struct store_event ev = {
+			.index = (uint32_t)i, .name = event_name(a, buf, sizeof(buf)), .attr_type = a->type,
+			.config = a->config, .sample_type = a->sample_type, .sample_period = a->sample_period,
+			.freq = a->freq,
+		};
+		int r = store_add_event(pl->st, &ev, err);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 static int write_header(struct pipeline *pl, struct c2c_error *err)
 {
 	const struct perfdata_header *h = perfdata_header(pl->pd);
@@ -179,17 +199,8 @@ static int write_header(struct pipeline *pl, struct c2c_error *err)
 	if (r < 0)
 		return r;
 
-	for (size_t i = 0; i < perfdata_nr_attrs(pl->pd); i++) {
-		const struct perf_attr_info *a = perfdata_attr(pl->pd, i);
-		char buf[64];
-		struct store_event ev = {
-			.index = (uint32_t)i, .name = event_name(a, buf, sizeof(buf)), .attr_type = a->type,
-			.config = a->config, .sample_type = a->sample_type, .sample_period = a->sample_period,
-			.freq = a->freq,
-		};
-		if ((r = store_add_event(st, &ev, err)) < 0)
-			return r;
-	}
+	if ((r = write_events(pl, err)) < 0)
+		return r;
 
 	for (uint32_t i = 0; i < h->nr_numa_nodes; i++) {
 		struct node_ctx c = { pl, (int32_t)h->numa_nodes[i].node };
@@ -226,8 +237,10 @@ static int write_header(struct pipeline *pl, struct c2c_error *err)
 
 	for (uint32_t i = 0; i < h->nr_build_ids; i++)
 		symtab_set_build_id(pl->sym, h->build_ids[i].filename, h->build_ids[i].build_id, h->build_ids[i].size);
-	if (h->tracing_data && pl->dec)
+	if (h->tracing_data && pl->dec && !pl->tracing_loaded) {
 		tp_decoder_load_tracing_data(pl->dec, h->tracing_data, h->tracing_data_size, NULL);
+		pl->tracing_loaded = true;
+	}
 	return 0;
 }
 
@@ -487,8 +500,10 @@ static int handle(struct pipeline *pl, struct perfdata_record *rec, struct c2c_e
 		return store_add_counter(st, STORE_CNT_UNTHROTTLE, 1, err);
 	case PERFDATA_TRACING_DATA: {
 		const struct perfdata_header *h = perfdata_header(pl->pd);
-		if (pl->dec && h->tracing_data)
+		if (pl->dec && h->tracing_data && !pl->tracing_loaded) {
 			tp_decoder_load_tracing_data(pl->dec, h->tracing_data, h->tracing_data_size, NULL);
+			pl->tracing_loaded = true;
+		}
 		return 0;
 	}
 	default:
@@ -502,6 +517,7 @@ int import_pipeline_run(struct perfdata *pd, struct store *st, const struct impo
 	struct import_result dummy;
 	struct pipeline pl;
 	struct perfdata_record rec;
+	bool header_done = false;
 	struct c2c_error rerr = { 0 };
 	const struct perfdata_header *h = perfdata_header(pd);
 	uint64_t batch = opt && opt->batch ? opt->batch : DEFAULT_BATCH;
@@ -537,11 +553,15 @@ int import_pipeline_run(struct perfdata *pd, struct store *st, const struct impo
 		tp_decoder_free(pl.dec);
 		pl.dec = NULL;
 	}
-	if ((r = write_header(&pl, err)) < 0)
-		goto out;
-
+	/* The header is written at the first sample: in pipe-format files the
+	 * attrs and header features arrive as records before it. */
 	while ((rc = perfdata_next(pd, &rec, &rerr)) == 1) {
 		result->records++;
+		if (!header_done && rec.kind == PERFDATA_SAMPLE) {
+			if ((r = write_header(&pl, err)) < 0)
+				goto out;
+			header_done = true;
+		}
 		if ((r = handle(&pl, &rec, err)) < 0)
 			goto out;
 		if (store_pending(st) >= batch && (r = store_commit(st, err)) < 0)
@@ -554,6 +574,8 @@ int import_pipeline_run(struct perfdata *pd, struct store *st, const struct impo
 			show_progress(&pl, false);
 	}
 	show_progress(&pl, true);
+	if ((!header_done && (r = write_header(&pl, err)) < 0) || (header_done && (r = write_events(&pl, err)) < 0))
+		goto out;
 
 	const struct perfdata_stats *ps = perfdata_stats(pd);
 	result->unknown_records = ps->unknown_records + ps->bad_records + ps->unknown_id_samples;

@@ -26,7 +26,7 @@ void live_cli_usage(const char *cmd, FILE *out)
 		"  --sched          also sched:sched_switch and sched:sched_migrate_task\n"
 		"  --no-callchain   tracepoints without kernel call chains\n"
 		"  --sw-event NAME  add a software event (cpu-clock, page-faults, ...)\n"
-		"  --mmap-pages N   ring buffer pages per CPU (power of two, default 256)\n"
+		"  --mmap-pages N   ring buffer pages per CPU (power of two, default 512)\n"
 		"  --sysfs-root DIR read PMUs from DIR/bus/event_source/devices (tests)\n"
 		"  --tracefs DIR    tracefs mount point (default: found in /sys/kernel)\n"
 		"  -q               no notes, only errors and the summary\n"

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,13 +51,30 @@ static int order_ties(struct store *st, const struct store_filter *f, enum c2c_d
 		free(t);
 		return c2c_error_set(err, -ENOMEM, "out of memory");
 	}
-	for (size_t i = 0; i < n; i++)
-		seq[i].addr = rows[i].addr;
-	rc = store_query_lines_seq(st, f, STORE_COALESCE_DEFAULT, seq, n, err);
-	for (size_t i = 0; rc >= 0 && i < n; i++) {
-		t[i].row = rows[i];
-		t[i].key = seq[i].key;
+	/* only lines in a tie need their key */
+	size_t nseq = 0, *at = calloc(n, sizeof(*at));
+
+	if (!at) {
+		free(seq);
+		free(t);
+		return c2c_error_set(err, -ENOMEM, "out of memory");
 	}
+	for (size_t i = 0; i < n; i++) {
+		bool tied = (i > 0 && c2c_line_cmp(&rows[i - 1].stats, &rows[i].stats, d) == 0) ||
+			    (i + 1 < n && c2c_line_cmp(&rows[i].stats, &rows[i + 1].stats, d) == 0);
+
+		t[i].row = rows[i];
+		at[i] = SIZE_MAX;
+		if (tied) {
+			at[i] = nseq;
+			seq[nseq++].addr = rows[i].addr;
+		}
+	}
+	rc = store_query_lines_seq(st, f, STORE_COALESCE_DEFAULT, seq, nseq, err);
+	for (size_t i = 0; rc >= 0 && i < n; i++)
+		if (at[i] != SIZE_MAX)
+			t[i].key = seq[at[i]].key;
+	free(at);
 	/* stable insertion sort inside each run of equal display counters */
 	for (size_t i = 0; rc >= 0 && i < n;) {
 		size_t j = i + 1;
@@ -416,8 +434,9 @@ void report_pareto_cols(const struct report_model *m, const struct report_line *
 		snprintf(c->symbol, sizeof(c->symbol), "%s %s",
 			 r->iaddr >= 0xffff800000000000ull ? "[k]" : "[.]", r->function);
 	else
+		/* perf prints an unresolved ip relative to its binary */
 		snprintf(c->symbol, sizeof(c->symbol), "%s 0x%016" PRIx64,
-			 r->iaddr >= 0xffff800000000000ull ? "[k]" : "[.]", r->iaddr);
+			 r->iaddr >= 0xffff800000000000ull ? "[k]" : "[.]", r->rel_addr ? r->rel_addr : r->iaddr);
 	snprintf(c->object, sizeof(c->object), "%s",
 		 r->dso[0] ? (m->opts.full_symbols ? r->dso : base_name(r->dso)) : "[unknown]");
 	if (r->file[0] && r->line)

@@ -97,7 +97,7 @@ static void print_pareto(const struct report_model *m, FILE *out)
 		fprintf(out, "      Code address  ");
 	fprintf(out, "%8s  %8s      load  records       cnt  %22s  %16s  %s%s\n",
 		peer ? "rmt peer" : "rmt hitm", peer ? "lcl peer" : "lcl hitm", "Symbol", "Object",
-		src ? "Source:Line  " : "",
+		src ? "                 Source:Line  " : "",
 		m->opts.node_info == 0 ? "Node" : m->opts.node_info == 2 ? "Node{cpu list}"
 		: peer ? "Node{cpus %peers %stores}" : "Node{cpus %hitms %stores}");
 	for (size_t i = 0; i < m->nlines; i++) {
@@ -144,7 +144,7 @@ static void print_pareto(const struct report_model *m, FILE *out)
 			fprintf(out, "%8s  %8s  %8s  %7" PRIu64 "  %8u  %22s  %16s  ", cy[0], cy[1], cy[2],
 				c.records, c.cpu_cnt, c.symbol, c.object);
 			if (src)
-				fprintf(out, "%s  ", c.source[0] ? c.source : "");
+				fprintf(out, "%28s  ", c.source[0] ? c.source : "??:0");
 			fprintf(out, "%s\n", c.nodes);
 		}
 	}

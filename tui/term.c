@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static int term_on;
@@ -236,6 +237,25 @@ int term_quit_signal(void)
 	return quit_sig;
 }
 
+/* mouseinterval(0) keeps clicks instant, so curses never pairs them:
+ * a second press on the same cell within 400 ms is a double click. */
+static int click_kind(int y, int x)
+{
+	static struct timespec last;
+	static int last_y = -1, last_x = -1;
+	struct timespec now;
+	long ms;
+	int dbl;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ms = (now.tv_sec - last.tv_sec) * 1000 + (now.tv_nsec - last.tv_nsec) / 1000000;
+	dbl = y == last_y && x == last_x && ms >= 0 && ms < 400;
+	last = now;
+	last_y = dbl ? -1 : y;
+	last_x = dbl ? -1 : x;
+	return dbl ? TM_DOUBLE : TM_CLICK;
+}
+
 static int map_key(wint_t c, int is_key, struct term_event *ev)
 {
 	if (!is_key) {
@@ -284,7 +304,7 @@ static int map_key(wint_t c, int is_key, struct term_event *ev)
 		else if (me.bstate & BUTTON1_DOUBLE_CLICKED)
 			ev->mouse = TM_DOUBLE;
 		else if (me.bstate & (BUTTON1_CLICKED | BUTTON1_PRESSED))
-			ev->mouse = TM_CLICK;
+			ev->mouse = click_kind(me.y, me.x);
 		else
 			return TK_NONE;
 		return TK_MOUSE;

@@ -98,6 +98,7 @@ static void report_usage(FILE *out)
 		"                      proposed layout and its what-if estimate\n"
 		"  --against BINARY    with --layout: replay against TYPE as laid out in BINARY instead\n"
 		"  --verdicts          every line's verdict: false / true / mixed sharing, with evidence\n"
+		"  --sort hitm|verdict with --verdicts: by HITM (default) or false, mixed, true, none\n"
 		"  --assign TYPE@ADDR  the object at ADDR is a TYPE: attribute its samples by hand\n"
 		"                      (saved in the session; every view and report uses it)\n"
 		"  --debuginfo DIR     where separate debug files are\n"
@@ -147,13 +148,39 @@ static int report_types(struct store *st, struct c2c_error *err)
 	return 0;
 }
 
-static int report_verdicts(struct store *st, struct c2c_error *err)
+/* --sort verdict: false sharing first (what a layout change fixes), then
+ * mixed, true, none; HITM within each. */
+static int verdict_rank(enum layout_verdict v)
+{
+	switch (v) {
+	case LAYOUT_FALSE: return 0;
+	case LAYOUT_MIXED: return 1;
+	case LAYOUT_TRUE: return 2;
+	default: return 3;
+	}
+}
+
+static int by_verdict(const void *x, const void *y)
+{
+	const struct typeinfo_verdict_row *a = x, *b = y;
+	int ra = verdict_rank(a->v.verdict), rb = verdict_rank(b->v.verdict);
+
+	if (ra != rb)
+		return ra - rb;
+	if (a->hitm != b->hitm)
+		return a->hitm > b->hitm ? -1 : 1;
+	return a->line_addr < b->line_addr ? -1 : a->line_addr > b->line_addr;
+}
+
+static int report_verdicts(struct store *st, bool sort_verdict, struct c2c_error *err)
 {
 	struct typeinfo_verdict_row *v;
 	size_t n;
 
 	if (typeinfo_query_verdicts(st, &v, &n, err) < 0)
 		return -1;
+	if (sort_verdict && n)
+		qsort(v, n, sizeof(*v), by_verdict);
 	printf("%-18s %6s %7s %-7s %-20s %9s %9s  %s\n", "Line", "Hitm", "Samples", "Verdict",
 	       "Type", "Writers", "Others", "Members (contended)");
 	for (size_t i = 0; i < n; i++) {
@@ -236,12 +263,13 @@ int cmd_report_types(int argc, char **argv)
 		{ "debuginfo", required_argument, NULL, 'D' },
 		{ "no-attribute", no_argument, NULL, 'A' },
 		{ "assign", required_argument, NULL, 'S' },
+		{ "sort", required_argument, NULL, 'o' },
 		{ "input", required_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *layout = NULL, *against = NULL, *dbgdir = NULL, *input = NULL, *assign = NULL;
-	bool types = false, verdicts = false, attribute = true;
+	bool types = false, verdicts = false, attribute = true, sort_verdict = false;
 	struct store *st;
 	struct c2c_error err = { 0 };
 	int c, rc = 0;
@@ -258,6 +286,14 @@ int cmd_report_types(int argc, char **argv)
 		case 'A': attribute = false; break;
 		case 'i': input = optarg; break;
 		case 'S': assign = optarg; break;
+		case 'o':
+			if (!strcmp(optarg, "verdict"))
+				sort_verdict = true;
+			else if (strcmp(optarg, "hitm")) {
+				fprintf(stderr, "c2ctui report: --sort hitm|verdict\n");
+				return 2;
+			}
+			break;
 		case 'h': report_usage(stdout); return 0;
 		default: report_usage(stderr); return 2;
 		}
@@ -303,7 +339,7 @@ int cmd_report_types(int argc, char **argv)
 	if (rc == 0 && verdicts) {
 		if (types)
 			printf("\n");
-		rc = report_verdicts(st, &err);
+		rc = report_verdicts(st, sort_verdict, &err);
 	}
 	if (rc == 0 && layout) {
 		if (types || verdicts)

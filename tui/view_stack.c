@@ -67,12 +67,25 @@ static void view_area(struct explorer *ex, struct view *v)
 	v->w = ex->cols;
 }
 
+/* Says in the status line that a query is running, before it runs: the
+ * filtered and timeline queries recompute from the samples and can take
+ * seconds on big sessions. The next repaint replaces it. */
+static void busy(struct explorer *ex, const char *what)
+{
+	if (!term_active() || ex->rows < 8 || ex->cols < 20)
+		return;
+	term_field(ex->rows - 1, 0, ex->cols, TH_STATUS_KEY, what);
+	term_flush();
+	ex->dirty |= DIRTY_STATUS;
+}
+
 /* (Re)runs a view's queries and keeps its table consistent with the
  * current screen size. */
 static int view_open(struct explorer *ex, struct view *v, struct c2c_error *err)
 {
 	int r;
 
+	busy(ex, "working...");
 	view_area(ex, v);
 	r = v->q.ops->open(v, err);
 	if (r >= 0)
@@ -442,6 +455,7 @@ static void reload_summary(struct explorer *ex)
 {
 	struct c2c_error err = { 0 };
 
+	busy(ex, "working...");
 	if (summary_load(ex, &err) < 0)
 		view_message(ex, 1, "%s", err.msg);
 	view_invalidate(ex);

@@ -269,7 +269,9 @@ def cmp_pareto(p, j, display, coalesce):
             # c2ctui only for recordings made on this host (agreement.md).
             sym = pr.get("symbol")
             kernel = pr.get("symbol_kind") == "[k]"
-            if sym and not sym.startswith("0x") and not (kernel and not mr["function"]):
+            if sym and sym.startswith("0x"):
+                eq(where + " symbol", sym, mr["symbol"].split()[-1])
+            elif sym and not (kernel and not mr["function"]):
                 eq(where + " symbol", sym, mr["function"])
             if pr.get("object") and pr["object"] != "[unknown]":
                 eq(where + " object", pr["object"], mr["object"])

@@ -74,7 +74,7 @@ then ok "$T: json"; else nok "$T: json" "unexpected JSON"; head -c 600 diff.json
 "$C2CTUI" report before.db --types >types.txt 2>/dev/null
 row "types: found by global/insn/stack" types.txt "struct conn" " 88 " "165" "40/120/5/0"
 "$C2CTUI" report before.db --verdicts >verdicts.txt 2>/dev/null
-row "verdicts: hottest line is false sharing" verdicts.txt "0x" " 70 " "false" "struct conn" "1t/1c" "3t/3c" "limit st.hits"
+row "verdicts: hottest line is false sharing" verdicts.txt "0x" " 70 " "false" "struct conn" "1t/1c" "3t/3c" "writes counter +24; hurt limit st.hits"
 "$C2CTUI" report before.db --layout conn >layout.txt 2>/dev/null
 row "layout: counter flagged" layout.txt "  24        8     counter" "FALSE-SHARING" "line 0 shared with limit, st.hits"
 row "layout: limit is a victim" layout.txt "  16        8     limit" "victim"

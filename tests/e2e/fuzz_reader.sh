@@ -10,4 +10,4 @@ case "$C2C_BUILD" in
     skip fuzz_perfdata "runs once per suite (with the plain build); the fuzzer is itself an ASan+UBSan build"
     exit 0 ;;
 esac
-"$C2C_TOP/tests/fuzz/run.sh" "${C2C_FUZZ_SECONDS:-15}"
+C2C_FUZZ_CORPUS="$E2E_TMP/corpus" "$C2C_TOP/tests/fuzz/run.sh" "${C2C_FUZZ_SECONDS:-15}"

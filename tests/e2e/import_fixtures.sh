@@ -28,8 +28,10 @@ for name in amd-zen2-ibs-c2c intel-cml-c2c-stores intel-ivb-perf-mem-old-abi \
     continue
   fi
   db=$E2E_TMP/$name.db
-  if ! "$C2CTUI" import -q "$f" -o "$db" 2>"$E2E_TMP/err"; then
-    nok "import_$name" "exit status $?: $(head -1 "$E2E_TMP/err")"
+  "$C2CTUI" import -q "$f" -o "$db" 2>"$E2E_TMP/err"
+  rc=$?
+  if [ $rc -ne 0 ]; then
+    nok "import_$name" "exit status $rc: $(head -1 "$E2E_TMP/err")"
     continue
   fi
   if integrity "$db"; then ok "import_${name}_integrity"; else nok "import_${name}_integrity"; fi
@@ -75,8 +77,10 @@ for sc in false-sharing true-sharing classes mixed lock-tracepoints; do
       skip "$t" "generator cannot make it: $(head -1 "$E2E_TMP/err")"
       continue
     fi
-    if ! "$C2CTUI" import -q "$f" -o "$db" 2>"$E2E_TMP/err"; then
-      nok "$t" "exit status: $(head -1 "$E2E_TMP/err")"
+    "$C2CTUI" import -q "$f" -o "$db" 2>"$E2E_TMP/err"
+    rc=$?
+    if [ $rc -ne 0 ]; then
+      nok "$t" "exit status $rc: $(head -1 "$E2E_TMP/err")"
       continue
     fi
     integrity "$db" || { nok "$t" "integrity check failed"; continue; }

@@ -19,7 +19,7 @@ cd "$W" || exit 1
 
 expect() { # NAME: the screen (no state line) equals tests/tui/expected/NAME.txt
   local exp=$TUI_EXPECTED/$1.txt
-  if [ "${TUI_UPDATE:-0}" = 1 ]; then sleep 0.3; tui_screen >"$exp"; ok "$T: $1"; return; fi
+  if [ "${TUI_UPDATE:-0}" = 1 ]; then _nap 0.3; tui_screen >"$exp"; ok "$T: $1"; return; fi
   if tui_poll _screen_is "$exp"; then ok "$T: $1"; else
     nok "$T: $1" "screen differs"; diff "$exp" "$E2E_TMP/screen.txt" | sed 's/^/#   /' | head -20; fi
 }
@@ -70,6 +70,26 @@ if [ -f "$fx" ]; then
 else
   skip "$T: real recording" "$fx absent"
 fi
+
+# --- every real recording through every view: no crash, clean exit ------------------
+n=0
+for fx in "$C2C_FIXTURES"/real/*.data; do
+  [ -f "$fx" ] || continue
+  n=$((n + 1))
+  name=$(basename "$fx" .data)
+  cp "$fx" walk.data
+  if tui_start 120 40 -- "$C2CTUI" open walk.data &&
+     tui_key a Down Enter Tab Enter Escape w c Tab Escape t Down Space Down Enter a End Enter Tab End Enter \
+       Escape Escape '?' PageDown Escape d d d d s Right Right Enter r / &&
+     tui_type 0x && tui_key Enter n N f && tui_type hitm:1 && tui_key Enter F && tui_quit &&
+     [ "$TUI_STATUS" = 0 ]; then
+    ok "$T: walk every view of $name"
+  else
+    nok "$T: walk every view of $name" "status ${TUI_STATUS:-running} after key $TUI_KEYS"; tui_screen | sed 's/^/#   /' | head -20
+  fi
+  tui_stop
+done
+[ $n -gt 0 ] || skip "$T: walk every view" "no recordings under $C2C_FIXTURES/real"
 
 # --- corrupt and foreign files: one line, non-zero, terminal untouched --------------
 head -c 4096 /dev/urandom >garbage.db

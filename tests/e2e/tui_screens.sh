@@ -77,6 +77,16 @@ if step start2 tui_start 80 24 -- "$C2CTUI" open s.db; then
   tui_stop
 fi
 
+# --- mouse: click selects, a click on a heading sorts, double click opens, wheel ---
+if step start8 tui_start 80 24 -- "$C2CTUI" open s.db; then
+  step click tui_click 10 7 && expect mouse_click_row2
+  step click-head tui_click 6 4 && expect mouse_sort_addr
+  step dbl-click tui_click 10 6 && step dbl-click2 tui_click 10 6 && expect mouse_open_row1
+  step wheel tui_key Escape '?' && step wheel2 tui_mouse 65 10 15 && step wheel3 tui_mouse 65 10 15 && expect mouse_wheel_help
+  step wheel-up tui_mouse 64 10 15 && expect mouse_wheel_help_up
+  tui_quit; tui_stop
+fi
+
 # --- CPUs, nodes and the timeline; their selections filter every view ---------
 if step start3 tui_start 100 30 -- "$C2CTUI" open s.db; then
   step cpus tui_key c && expect cpus_session

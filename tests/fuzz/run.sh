@@ -8,21 +8,33 @@
 set -u
 secs=${1:-60}
 top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top"
+cd "$top" || exit 1
 out=$top/build/fuzz
 name=fuzz_perfdata
 CLANG=${CLANG:-$(command -v clang || command -v clang-14 || true)}
 if [ -z "$CLANG" ]; then
   echo "skip - $name: clang is not installed"; exit 0
 fi
-mkdir -p "$out/corpus" "$out/seeds"
+# The working corpus (where new inputs go) persists in build/fuzz/corpus
+# unless C2C_FUZZ_CORPUS names another directory (the short run in make test
+# uses a fresh one, so its time goes to fuzzing, not to replaying).
+corpus=${C2C_FUZZ_CORPUS:-$out/corpus}
+mkdir -p "$corpus" "$out/seeds"
 if ! echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n){(void)d;(void)n;return 0;}' \
      | "$CLANG" -x c -fsanitize=fuzzer - -o "$out/probe" 2>/dev/null; then
   echo "skip - $name: clang has no libFuzzer runtime"; exit 0
 fi
 zstd_flags=$(pkg-config --cflags --libs libzstd 2>/dev/null || echo -lzstd)
+srcs=("tests/fuzz/$name.c" collector/perf_record.c collector/perfdata_*.c collector/error.c
+      collector/perf_record.h collector/perfdata.h collector/perfdata_internal.h collector/error.h
+      collector/sample.h)
+stale=1
+if [ -x "$out/$name" ]; then
+  stale=0
+  for f in "${srcs[@]}"; do [ "$f" -nt "$out/$name" ] && stale=1; done
+fi
 # shellcheck disable=SC2086
-if ! "$CLANG" -std=c11 -D_GNU_SOURCE -g -O1 -I"$top" \
+if [ $stale = 1 ] && ! "$CLANG" -std=c11 -D_GNU_SOURCE -g -O1 -I"$top" \
      -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
      tests/fuzz/$name.c collector/perf_record.c collector/perfdata_*.c collector/error.c \
      $zstd_flags -o "$out/$name" 2>"$out/build.log"; then
@@ -46,7 +58,7 @@ log=$out/$name.log
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
 "$out/$name" -max_total_time="$secs" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
-  -artifact_prefix="$out/" -print_final_stats=1 "$out/corpus" "${seeds[@]}" >"$log" 2>&1
+  -artifact_prefix="$out/" -print_final_stats=1 "$corpus" "${seeds[@]}" >"$log" 2>&1
 rc=$?
 runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$')
 if [ $rc -ne 0 ]; then
@@ -55,4 +67,4 @@ if [ $rc -ne 0 ]; then
   grep -E 'ERROR|runtime error|SUMMARY' "$log" | head -5 | sed 's/^/# /'
   exit 1
 fi
-echo "ok - $name: ${runs:-?} runs in ${secs}s, no crash (corpus $(ls "$out/corpus" | wc -l) files)"
+echo "ok - $name: ${runs:-?} runs in ${secs}s, no crash (corpus $(find "$corpus" -type f | wc -l) files)"

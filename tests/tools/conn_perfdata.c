@@ -10,9 +10,9 @@
  * --after: the accesses of the after build (counter on its own line): the
  * readers of name/limit/st no longer miss (L1 hits instead of HITM).
  * The workload (same in both builds), per object:
- *   tid 101 increments counter (conn_bump), 40 samples; 10 more through a
- *   pointer loaded from memory (conn_bump_indirect: not attributable by
- *   instruction); tid 102 and 103 read limit (conn_read_limit), 30 each;
+ *   tid 101 increments counter (conn_bump), 40 samples; 10 more through an
+ *   integer used as an address (conn_bump_raw: no pointer type, not
+ *   attributable by instruction); tid 102 and 103 read limit (conn_read_limit), 30 each;
  *   tid 104 reads st.hits (conn_hits) 10 and slots[2] (conn_read_slot) 10;
  *   the global: tid 101 increments global_conn.counter (global_bump) 20,
  *   tid 102 reads global_conn.limit 20; tid 105 writes a stack struct
@@ -266,7 +266,7 @@ int main(int argc, char **argv)
 		uint64_t ip_limit = base + mem_insn("conn_read_limit", 0);
 		uint64_t ip_hits = base + mem_insn("conn_hits", 0);
 		uint64_t ip_slot = base + mem_insn("conn_read_slot", 0);
-		uint64_t ip_indirect = base + mem_insn("conn_bump_indirect", 1);
+		uint64_t ip_raw = base + mem_insn("conn_bump_raw", 0);
 		uint64_t ip_gbump = base + mem_insn("global_bump", 0);
 		uint64_t ip_stack = base + mem_insn("conn_on_stack", 0);
 
@@ -276,7 +276,7 @@ int main(int argc, char **argv)
 			sample(&c, 103, 2, ip_limit, rt.heap + o_limit, rd, 6);
 			sample(&c, 104, 3, ip_hits, rt.heap + o_st, rd, 2);
 			sample(&c, 104, 3, ip_slot, rt.heap + o_slots + 8, PDW_LD_L1_HIT, 2);
-			sample(&c, 101, 0, ip_indirect, rt.heap + o_counter, PDW_ST_L1_HIT, 2);
+			sample(&c, 101, 0, ip_raw, rt.heap + o_counter, PDW_ST_L1_HIT, 2);
 			sample(&c, 101, 0, ip_gbump, rt.global + o_counter, PDW_ST_L1_HIT, 4);
 			sample(&c, 102, 1, ip_limit, rt.global + o_limit, rd, 4);
 			sample(&c, 105, 3, ip_stack, stack, PDW_ST_L1_HIT, 1);

@@ -12,6 +12,7 @@
 #   tui_key KEY...        tmux key names (Down, Enter, Escape, j, ...): one event each
 #   tui_type TEXT         literal text, one event per character
 #   tui_resize COLS ROWS  resize the terminal and wait for the repaint
+#   tui_click X Y, tui_mouse BUTTON X Y   mouse presses (0-based cell)
 #   tui_expect NAME       compare with tests/tui/expected/NAME.txt (TUI_UPDATE=1 rewrites it)
 #   tui_screen            print the screen; tui_state prints the state line
 #   tui_wait_exit         wait for the program to end; sets TUI_STATUS
@@ -28,19 +29,26 @@ TUI_NAME=c2c
 
 _tmux() { tmux -S "$TUI_SOCK" "$@"; }
 
-# Polls CMD every 20 ms until it succeeds or TUI_TIMEOUT seconds pass.
+# A fifo nobody writes: `read -t` on it is a sleep without a fork (forks
+# are slow on a loaded machine, and the polls below run often).
+mkfifo "$E2E_TMP/tui.nap" && exec {TUI_NAPFD}<>"$E2E_TMP/tui.nap"
+_nap() { read -r -t "${1:-0.01}" -u "$TUI_NAPFD" _ 2>/dev/null; true; }
+
+# Polls CMD every 10 ms until it succeeds or TUI_TIMEOUT seconds pass.
 tui_poll() {
-  local deadline=$(( $(date +%s) + TUI_TIMEOUT ))
+  local deadline=$((SECONDS + TUI_TIMEOUT))
   while ! "$@"; do
-    [ "$(date +%s)" -ge "$deadline" ] && return 1
-    sleep 0.02
+    [ "$SECONDS" -ge "$deadline" ] && return 1
+    _nap 0.01
   done
 }
 
 tui_stderr() { cat "$E2E_TMP/tty.stderr" 2>/dev/null; }
 tui_state() { cat "$TUI_STATE" 2>/dev/null; }
-_state_keys() { grep -q "^keys=$TUI_KEYS " "$TUI_STATE" 2>/dev/null; }
-_state_size() { grep -q " rows=$2 cols=$1 " "$TUI_STATE" 2>/dev/null; }
+# The state line, read without a fork.
+_state_line() { TUI_LINE=; [ -f "$TUI_STATE" ] && IFS= read -r TUI_LINE <"$TUI_STATE" 2>/dev/null; true; }
+_state_keys() { _state_line; [[ $TUI_LINE == "keys=$TUI_KEYS "* ]]; }
+_state_size() { _state_line; [[ $TUI_LINE == *" rows=$2 cols=$1 "* ]]; }
 _started() { _state_keys || _exited; }
 _pane_dead() { [ "$(_tmux display -p -t $TUI_NAME '#{pane_dead}' 2>/dev/null)" = 1 ]; }
 
@@ -90,6 +98,22 @@ tui_type() {
   done
 }
 
+# tui_mouse BUTTON X Y: an X10 mouse press (button 0 = left, 64/65 = wheel
+# up/down) at 0-based column X, row Y, as the terminal would send it; one
+# event. tui_click X Y is a left press.
+tui_mouse() {
+  local b=$(( 32 + $1 )) x=$(( 33 + $2 )) y=$(( 33 + $3 )) hex seq rel=
+  printf -v hex '\\x%x\\x%x\\x%x' $b $x $y
+  printf -v seq "$hex"
+  # A press of a button (not the wheel) is followed by its release (3), as
+  # terminals do; the release is not an event for the program.
+  if [ "$1" -lt 64 ]; then printf -v hex '\\x%x\\x%x\\x%x' 35 $x $y; printf -v rel "$hex"; rel=$'\e[M'"$rel"; fi
+  _tmux send-keys -t $TUI_NAME -l $'\e[M'"$seq$rel"
+  TUI_KEYS=$((TUI_KEYS + 1))
+  tui_poll _state_keys
+}
+tui_click() { tui_mouse 0 "$1" "$2"; }
+
 tui_resize() {
   _tmux resize-window -t $TUI_NAME -x "$1" -y "$2"
   tui_poll _state_size "$1" "$2"
@@ -108,7 +132,7 @@ tui_expect() {
   local exp=$TUI_EXPECTED/$1.txt
   if [ "${TUI_UPDATE:-0}" = 1 ]; then
     # Let the last repaint land before recording it.
-    tui_poll _state_keys; sleep 0.3; tui_screen >"$exp"
+    tui_poll _state_keys; _nap 0.3; tui_screen >"$exp"
     echo "# wrote $exp"
     return 0
   fi

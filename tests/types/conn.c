@@ -72,6 +72,13 @@ __attribute__((noinline)) void conn_bump_indirect(struct conn **pc)
 	(*pc)->counter++;
 }
 
+/* An integer used as an address: no pointer type anywhere (unresolvable
+ * from the instruction; a by-hand assignment covers it). */
+__attribute__((noinline)) void conn_bump_raw(uintptr_t a)
+{
+	((struct conn *)a)->counter++;
+}
+
 __attribute__((noinline)) long conn_on_stack(long v)
 {
 	volatile struct conn local;
@@ -100,6 +107,7 @@ int main(int argc, char **argv)
 		sum += conn_read_limit(heap_conn) + conn_read_slot(heap_conn) + conn_hits(heap_conn);
 		conn_set_kind(heap_conn, (unsigned)i);
 		conn_bump_indirect(&heap_conn);
+		conn_bump_raw((uintptr_t)heap_conn);
 		global_bump();
 		sum += conn_on_stack(i);
 	}

@@ -303,6 +303,31 @@ static void test_lines_nodes_paddr(void)
 	CHECK_EQ_U64(t.count, 3);
 }
 
+static void test_mem_ranges(void)
+{
+	/* node 0: blocks 0-1 and 4; node 1: blocks 2-3 (block size 0x1000) */
+	uint64_t n0 = 0x13, n1 = 0x0c;
+	struct c2c_mem_range *r = NULL;
+	size_t n = 0;
+
+	CHECK(c2c_mem_ranges_from_blocks(&r, &n, 0, &n0, 5, 0x1000) == 0);
+	CHECK(c2c_mem_ranges_from_blocks(&r, &n, 1, &n1, 5, 0x1000) == 0);
+	CHECK(c2c_mem_ranges_from_blocks(&r, &n, 2, NULL, 5, 0x1000) == 0); /* no bitmap: nothing */
+	if (n != 3) {
+		free(r);
+		CHECK_EQ_U64(n, 3);
+	}
+	CHECK_EQ_U64(r[0].start, 0);
+	CHECK_EQ_U64(r[0].end, 0x2000);
+	CHECK_EQ_U64(r[1].start, 0x4000);
+	CHECK_EQ_U64(c2c_mem_node(r, n, 0x1fff), 0);
+	CHECK_EQ_U64(c2c_mem_node(r, n, 0x2000), 1);
+	CHECK_EQ_U64(c2c_mem_node(r, n, 0x4abc), 0);
+	CHECK(c2c_mem_node(r, n, 0x5000) < 0);
+	CHECK(c2c_mem_node(r, n, 0) < 0); /* no phys address: no node */
+	free(r);
+}
+
 static void test_data_src_text(void)
 {
 	char buf[160];
@@ -344,5 +369,6 @@ TEST_MAIN(
 	TEST_CASE(test_display_filter),
 	TEST_CASE(test_percent_and_mean),
 	TEST_CASE(test_lines_nodes_paddr),
+	TEST_CASE(test_mem_ranges),
 	TEST_CASE(test_data_src_text),
 )

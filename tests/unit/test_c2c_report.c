@@ -250,9 +250,30 @@ static void test_printers(void)
 	store_close(st);
 }
 
+static void test_line_key_order(void)
+{
+	struct store_line_key kern = { .cpumode = C2C_MODE_KERNEL, .mapped = true };
+	struct store_line_key user = { .cpumode = C2C_MODE_USER, .mapped = true, .anon = true, .pid = 7 };
+	struct store_line_key user2 = user, file = user, nomap = { .cpumode = C2C_MODE_USER, .pid = 7 };
+
+	user2.pid = 9;
+	file.anon = false;
+	file.maj = 8;
+	file.ino = 1234;
+	/* perf: kernel samples first, then mapped before unmapped, then the
+	 * map's device/inode, pid for private anonymous memory, address */
+	CHECK(store_line_key_cmp(&kern, 0xffffffff81000000ull, &user, 0x1000) < 0);
+	CHECK(store_line_key_cmp(&nomap, 0x10, &user, 0x7f0000000000ull) > 0);
+	CHECK(store_line_key_cmp(&user, 0x7f0000000000ull, &file, 0x400000) < 0);
+	CHECK(store_line_key_cmp(&user2, 0x1000, &user, 0x2000) > 0);
+	CHECK(store_line_key_cmp(&user, 0x1000, &user, 0x2000) < 0);
+	CHECK_EQ_U64(store_line_key_cmp(&user, 0x1000, &user, 0x1000), 0);
+}
+
 TEST_MAIN(
 	TEST_CASE(test_summary),
 	TEST_CASE(test_lines_and_pareto),
 	TEST_CASE(test_display_modes),
 	TEST_CASE(test_printers),
+	TEST_CASE(test_line_key_order),
 )

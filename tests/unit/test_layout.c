@@ -193,12 +193,17 @@ static void test_verdicts(void)
 	CHECK_EQ_U64(v.other_cpus, 2);
 	CHECK_EQ_U64(v.nfalse_keys, 1);
 	CHECK_EQ_U64(v.false_keys[0], 20);
+	CHECK_EQ_U64(v.nwriter_keys, 1);          /* the writes that hurt: key 10 */
+	CHECK_EQ_U64(v.writer_keys[0], 10);
 	CHECK(layout_verdict(t, 3, &v) == 0);
 	CHECK(v.verdict == LAYOUT_TRUE);
 	CHECK_EQ_U64(v.ntrue_keys, 1);
 	CHECK_EQ_U64(v.writer_threads, 2);
 	CHECK(layout_verdict(m, 3, &v) == 0);
 	CHECK(v.verdict == LAYOUT_MIXED);
+	CHECK_EQ_U64(v.nwriter_keys, 1);
+	CHECK_EQ_U64(v.ntrue_keys, 1);
+	CHECK_EQ_U64(v.nfalse_keys, 1);
 	CHECK_STR(layout_verdict_name(v.verdict), "mixed");
 	CHECK(layout_verdict(n1, 2, &v) == 0);
 	CHECK(v.verdict == LAYOUT_NONE);
@@ -321,6 +326,39 @@ static void test_whatif_after_build(void)
 	types_free(b.db);
 }
 
+/* A real kernel struct laid out from this machine's BTF, by name. */
+static void test_kernel_task_group(void)
+{
+	struct types_db *db = NULL;
+	struct layout l;
+	static char text[65536];
+	struct layout_out out = { print_line, text };
+	uint64_t covered = 0;
+
+	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
+		test_skip("no /sys/kernel/btf/vmlinux");
+		return;
+	}
+	CHECK(types_open_btf(&db, NULL, NULL) == 0);
+	CHECK(layout_build(&l, db, types_find(db, "task_group"), 64, NULL) == 0);
+	CHECK_STR(l.type_name, "struct task_group");
+	CHECK(l.size > 64 && l.nrows > 3);
+	CHECK_STR(l.rows[0].name, "css");
+	CHECK_STR(l.rows[0].type, "struct cgroup_subsys_state");
+	/* top-level members and holes tile the struct (bitfields aside) */
+	for (size_t i = 0; i < l.nrows; i++)
+		if (l.rows[i].depth == 0 && !l.rows[i].bit_size)
+			covered += l.rows[i].size + l.rows[i].hole_after;
+	CHECK(covered <= l.size);
+	CHECK(covered + 64 > l.size);   /* at most tail padding to a line */
+	text[0] = 0;
+	layout_print(&l, &out);
+	CHECK(strstr(text, "struct task_group {") != NULL);
+	CHECK(strstr(text, "/* --- cache line 1 (object offset 64) --- */") != NULL);
+	layout_fini(&l);
+	types_free(db);
+}
+
 TEST_MAIN(
 	TEST_CASE(test_rows_and_holes),
 	TEST_CASE(test_flags_and_print),
@@ -329,4 +367,5 @@ TEST_MAIN(
 	TEST_CASE(test_propose_and_whatif),
 	TEST_CASE(test_propose_nothing),
 	TEST_CASE(test_whatif_after_build),
+	TEST_CASE(test_kernel_task_group),
 )

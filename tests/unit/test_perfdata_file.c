@@ -566,6 +566,43 @@ static void test_pipe_format_file(void)
 	}
 }
 
+/* Attrs arriving one by one (pipe format) do not move the earlier ones. */
+static void test_pipe_attr_pointers_stable(void)
+{
+	struct pdb p = { 0 };
+	struct perfdata *pd;
+	struct perfdata_record r;
+	struct c2c_error err;
+	const struct perf_attr_info *first;
+	const char *path;
+
+	pdb_bytes(&p, "PERFILE2", 8);
+	pdb_u64(&p, 16);
+	for (int i = 0; i < 40; i++) {
+		struct tattr a = std_attr(128, 0x100 + (uint64_t)i, 1000 + 10 * (uint64_t)i);
+		size_t at = pdb_rec_begin(&p, PERF_REC_HEADER_ATTR, 0);
+		pdb_attr(&p, &a, a.size);
+		pdb_u64(&p, a.ids[0]);
+		pdb_rec_end(&p, at);
+	}
+	add_sample(&p, 1000 + 10 * 39, 1, 1, 10, 0);
+	path = pdb_save(&p, test_tmpdir(), "pipe-40-attrs.data");
+	pdb_free(&p);
+	CHECK(perfdata_open(&pd, path, &err) == 0);
+	CHECK(perfdata_next(pd, &r, &err) == 1);
+	CHECK(r.kind == PERFDATA_OTHER && r.type == PERF_REC_HEADER_ATTR);
+	first = perfdata_attr(pd, 0);
+	CHECK(first != NULL);
+	while (perfdata_next(pd, &r, &err) == 1)
+		if (r.kind == PERFDATA_SAMPLE)
+			CHECK_EQ_U64(r.attr, 39);
+	CHECK_EQ_U64(perfdata_nr_attrs(pd), 40);
+	CHECK(perfdata_attr(pd, 0) == first);
+	CHECK_EQ_U64(first->config, 0x100);
+	CHECK_STR(perfdata_attr(pd, 39)->name, "type4/config=0x127/");
+	perfdata_close(pd);
+}
+
 /* A real pipe: the reader cannot map it and reads it as a stream. */
 static void test_pipe_format_real_pipe(void)
 {
@@ -855,6 +892,26 @@ static void test_compressed(void)
 	CHECK_EQ_U64(perfdata_stats(pd)->decompressed_bytes, inner.n);
 	CHECK_EQ_U64(perfdata_stats(pd)->records[PERF_REC_SAMPLE], 41);
 	perfdata_close(pd);
+
+	/* The compressed stream stops inside a record: the whole records come
+	 * out, the cut one is reported. */
+	data.n = 0;
+	{
+		struct pdb cut = { 0 };
+		pdb_bytes(&cut, inner.b, inner.n - 30);
+		add_compressed(&data, &cut, 4096);
+		pdb_free(&cut);
+	}
+	pdb_free(&file);
+	pdb_file(&file, attrs, 2, &data, NULL, 0);
+	path = pdb_save(&file, test_tmpdir(), "compressed-cut.data");
+	CHECK(perfdata_open(&pd, path, &err) == 0);
+	read_all(pd, &g);
+	CHECK(g.rc < 0);
+	CHECK_EQ_U64(g.n, 40);            /* COMM + 39 whole samples */
+	CHECK(strstr(g.err.msg, "compressed data ends inside a record") != NULL);
+	CHECK_EQ_U64(perfdata_stats(pd)->dropped_bytes, 80 - 30);
+	perfdata_close(pd);
 	pdb_free(&file);
 
 	/* Garbage inside a compressed record: records before it delivered, then
@@ -1056,6 +1113,30 @@ static void test_damage_data(void)
 	pdb_free(&f);
 }
 
+/* perf record killed before it wrote the data size: read to the end. */
+static void test_unfinished_file(void)
+{
+	struct pdb f = { 0 };
+	size_t doff, dlen;
+	struct perfdata *pd;
+	struct c2c_error err;
+	struct got g;
+
+	good_file(&f, &doff, &dlen);
+	f.n = doff + dlen;              /* no features written yet */
+	pdb_patch(&f, 48, 0, 8);        /* data.size 0 */
+	CHECK(open_bytes(&f, "unfinished.data", &pd, &err) == 0);
+	CHECK(perfdata_header(pd)->unfinished);
+	CHECK_EQ_U64(perfdata_header(pd)->data_size, dlen);
+	CHECK(perfdata_header(pd)->hostname == NULL);
+	CHECK_EQ_U64(perfdata_header(pd)->nr_bad_features, 1);
+	read_all(pd, &g);
+	CHECK(g.rc == 0);
+	CHECK_EQ_U64(g.n, 5);
+	perfdata_close(pd);
+	pdb_free(&f);
+}
+
 /* A damaged feature section is counted, the rest of the file still reads. */
 static void test_damage_feature(void)
 {
@@ -1131,6 +1212,7 @@ TEST_MAIN(
 	TEST_CASE(test_file_attr_sizes_72_to_120),
 	TEST_CASE(test_file_abi0),
 	TEST_CASE(test_pipe_format_file),
+	TEST_CASE(test_pipe_attr_pointers_stable),
 	TEST_CASE(test_pipe_format_real_pipe),
 	TEST_CASE(test_file_format_through_pipe),
 	TEST_CASE(test_open_stdin),
@@ -1141,6 +1223,7 @@ TEST_MAIN(
 	TEST_CASE(test_damage_header),
 	TEST_CASE(test_damage_data),
 	TEST_CASE(test_damage_feature),
+	TEST_CASE(test_unfinished_file),
 	TEST_CASE(test_open_missing),
 	TEST_CASE(test_open_mem),
 	TEST_CASE(test_names),

@@ -252,8 +252,26 @@ static int nomap_sample(void *arg, const struct c2c_sample *s)
 	return 0;
 }
 
-/* What perf 6.1 prints for the file, or -1 when perf is not usable. */
+/* What perf 6.1 prints for the file, or -1 when perf is not usable.
+ * Remembered per file: perf c2c report takes a while. */
+static long perf_nomap_run(const char *path);
+
 static long perf_nomap(const char *path)
+{
+	static struct { char path[4096]; long v; } memo[8];
+	static size_t nmemo;
+	for (size_t i = 0; i < nmemo; i++)
+		if (strcmp(memo[i].path, path) == 0)
+			return memo[i].v;
+	long v = perf_nomap_run(path);
+	if (nmemo < 8) {
+		snprintf(memo[nmemo].path, sizeof(memo[nmemo].path), "%s", path);
+		memo[nmemo++].v = v;
+	}
+	return v;
+}
+
+static long perf_nomap_run(const char *path)
 {
 	char cmd[4200];
 	snprintf(cmd, sizeof(cmd),
@@ -445,7 +463,7 @@ static const char spin_src[] =
 	"__attribute__((noinline)) long work(long n)\n"
 	"{ long s = 0; for (long i = 0; i < n; i++) s += i * 7 % 13; return s; }\n"
 	"int main(void)\n{\n\tchar *b = malloc(1 << 20);\n"
-	"\tfor (int k = 0; k < 20; k++) { memset(b, k, 1 << 20); sink += work(2000000); }\n"
+	"\tfor (int k = 0; k < 10; k++) { memset(b, k, 1 << 20); sink += work(2000000); }\n"
 	"\tfree(b);\n\treturn 0;\n}\n";
 
 /* Touches every page of a .data and a .bss array, the heap, a small global. */

@@ -260,9 +260,9 @@ static void test_stack_insn(void)
 	types_free(db);
 }
 
-/* A pointer loaded from memory into a scratch register: no variable
- * describes it, and the answer says so. */
-static void test_unresolved_temporary(void)
+/* A pointer loaded from memory into a scratch register: tracked from the
+ * load `mov (%rdi),%rax` (rdi holds `struct conn **pc`) to the access. */
+static void test_tracked_through_load(void)
 {
 	OPEN_OR_SKIP(db, 0);
 	const char *p = types_prog_build(0);
@@ -272,9 +272,70 @@ static void test_unresolved_temporary(void)
 
 	CHECK(pc);
 	CHECK(insn_decoder_new(&dec, INSN_X86_64, NULL) == 0);
-	CHECK(types_attribute(db, dec, pc, 0x5040, false, 0, &a) == 0);
+	CHECK(types_attribute(db, dec, pc, 0x5018, false, 0, &a) == 0);
+	if (a.how != TYPES_HOW_INSN)
+		printf("# %s\n", a.why);
+	CHECK(a.how == TYPES_HOW_INSN);
+	CHECK_STR(a.hit.path, "counter");
+	CHECK_STR(a.var, "(rax, tracked)");
+	CHECK_EQ_U64(a.object, 0x5000);
+	insn_decoder_free(dec);
+	types_free(db);
+}
+
+/* An integer used as an address: the register holds a variable, but not a
+ * pointer; the answer says so. */
+static void test_unresolved_integer(void)
+{
+	OPEN_OR_SKIP(db, 0);
+	const char *p = types_prog_build(0);
+	struct insn_decoder *dec;
+	uint64_t pc = types_prog_mem_insn(p, "conn_bump_raw", 0);
+	struct types_attr a;
+
+	CHECK(pc);
+	CHECK(insn_decoder_new(&dec, INSN_X86_64, NULL) == 0);
+	CHECK(types_attribute(db, dec, pc, 0x5018, false, 0, &a) == 0);
 	CHECK(a.how == TYPES_HOW_NONE);
-	CHECK(strstr(a.why, "rax") != NULL);
+	CHECK(strstr(a.why, "not a pointer") != NULL);
+	CHECK(strstr(a.why, "rdi") != NULL);
+	insn_decoder_free(dec);
+	types_free(db);
+}
+
+/* -O0 code keeps pointers on the stack and reloads them into scratch
+ * registers before every access: tracked through the stack variable. */
+static void test_O0_tracking(void)
+{
+	char bin[600], cmd[1500];
+	const char *top = getenv("C2C_TOP");
+	struct types_db *db = NULL;
+	struct insn_decoder *dec;
+	int resolved = 0;
+
+	snprintf(bin, sizeof(bin), "%s/conn_O0", test_tmpdir());
+	snprintf(cmd, sizeof(cmd), "cc -g -O0 -o '%s' '%s/tests/types/conn.c' 2>/dev/null", bin,
+		 top ? top : ".");
+	if (system(cmd) != 0) {
+		test_skip("cannot build tests/types/conn.c with cc -g -O0");
+		return;
+	}
+	CHECK(types_open_dwarf(&db, bin, NULL, NULL) == 0);
+	CHECK(insn_decoder_new(&dec, INSN_X86_64, NULL) == 0);
+	for (int k = 0; k < 8; k++) {
+		uint64_t pc = types_prog_mem_insn(bin, "conn_bump", k);
+		struct types_attr a;
+		if (!pc)
+			break;
+		CHECK(types_attribute(db, dec, pc, 0x7000, false, 0, &a) == 0);
+		/* the accesses through the reloaded pointer, not the spill of c */
+		if (a.how == TYPES_HOW_INSN) {
+			CHECK_STR(a.hit.path, "counter");
+			CHECK_STR(types_name(db, a.type, a.insn, sizeof(a.insn)), "struct conn");
+			resolved++;
+		}
+	}
+	CHECK(resolved >= 1);
 	insn_decoder_free(dec);
 	types_free(db);
 }
@@ -438,7 +499,9 @@ TEST_MAIN(
 	TEST_CASE(test_insn_decode),
 	TEST_CASE(test_heap_insn),
 	TEST_CASE(test_stack_insn),
-	TEST_CASE(test_unresolved_temporary),
+	TEST_CASE(test_tracked_through_load),
+	TEST_CASE(test_unresolved_integer),
+	TEST_CASE(test_O0_tracking),
 	TEST_CASE(test_struct_list),
 	TEST_CASE(test_missing_debug),
 	TEST_CASE(test_separate_debug),
