@@ -46,7 +46,7 @@ WORKLOAD_BINS:= $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(WORKLOAD_S
 # Link order: front end, then store, then collector (store uses collector types).
 CORE_LIBS = $(LIBSTORE) $(LIBCOLLECTOR)
 
-.PHONY: all deps build test asan test-suite bench fuzz install clean
+.PHONY: all deps build demo test asan bench fuzz install clean
 all: deps
 	@$(MAKE) --no-print-directory build
 
@@ -83,6 +83,11 @@ $(BUILD)/tools/%: $(BUILD)/obj/tests/tools/%.o $(LIBGEN) $(CORE_LIBS)
 $(BUILD)/workloads/%: tests/workloads/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -O1 -g -fno-omit-frame-pointer $(SANFLAGS) -o $@ $< -lpthread
+
+# README's first command: record the contention workload here, then explore it.
+demo: deps
+	@$(MAKE) --no-print-directory build
+	@scripts/demo.sh
 
 # The suite runs on the plain build and again under ASan+UBSan.
 test: deps

@@ -83,10 +83,10 @@ static uint64_t key_of(const struct cn_row *r, const struct sort_ctx *c)
 	case SK_LCL: return r->stats.lcl_hitm;
 	case SK_RMT: return r->stats.rmt_hitm;
 	case SK_PEER: return r->stats.tot_peer;
-	case SK_LOADS: return r->stats.load;
-	case SK_STORES: return r->stats.store;
+	case SK_LOADS: return c2c_total_loads(&r->stats);
+	case SK_STORES: return c2c_stores_total(&r->stats);
 	case SK_LAT: return (uint64_t)(store_lat_avg(&r->lat, STORE_LAT_LOAD) * 1000.0);
-	case SK_RECORDS: return r->stats.nr_entries;
+	case SK_RECORDS: return c2c_total_records(&r->stats);
 	default: return 0;
 	}
 }
@@ -196,7 +196,7 @@ static uint64_t total_hitm(const struct cn_row *rows, size_t n, enum store_mode 
 	uint64_t t = 0;
 
 	for (size_t i = 0; i < n; i++)
-		t += view_hitm(&rows[i].stats, mode) + rows[i].stats.store;
+		t += view_hitm(&rows[i].stats, mode) + c2c_stores_total(&rows[i].stats);
 	return t;
 }
 
@@ -234,16 +234,16 @@ static void draw_row_at(struct view *v, int nodes, long row, int selected)
 	text_count(b[CC_HITM], sizeof(b[0]), h, 7);
 	text_count(b[CC_LCL], sizeof(b[0]), r->stats.lcl_hitm, 7);
 	text_count(b[CC_RMT], sizeof(b[0]), r->stats.rmt_hitm, 7);
-	text_count(b[CC_STORES], sizeof(b[0]), r->stats.store, 8);
-	text_count(b[CC_LOADS], sizeof(b[0]), r->stats.load, 8);
+	text_count(b[CC_STORES], sizeof(b[0]), c2c_stores_total(&r->stats), 8);
+	text_count(b[CC_LOADS], sizeof(b[0]), c2c_total_loads(&r->stats), 8);
 	text_count(b[CC_PEER], sizeof(b[0]), r->stats.tot_peer, 7);
-	text_count(b[CC_RECORDS], sizeof(b[0]), r->stats.nr_entries, 8);
+	text_count(b[CC_RECORDS], sizeof(b[0]), c2c_total_records(&r->stats), 8);
 	snprintf(b[CC_LAT], sizeof(b[0]), "%.0f", store_lat_avg(&r->lat, STORE_LAT_LOAD));
 	b[CC_BAR][0] = 0;
 	for (int i = 0; i < CC__COUNT; i++)
 		cells[i].text = b[i];
 	/* Share of HITM (of the mode) plus stores: who takes part in the fight. */
-	cells[CC_BAR].bar = tot ? (double)(h + r->stats.store) / (double)tot : 0.0;
+	cells[CC_BAR].bar = tot ? (double)(h + c2c_stores_total(&r->stats)) / (double)tot : 0.0;
 	cells[CC_BAR].heat = cells[CC_BAR].bar;
 	table_draw_row(t, y, cells, selected);
 }

@@ -85,8 +85,8 @@ static uint64_t key_of(const struct c2c_stats *s, const struct store_lat *lat, e
 	case SK_LCL: return s->lcl_hitm;
 	case SK_RMT: return s->rmt_hitm;
 	case SK_PEER: return s->tot_peer;
-	case SK_LOADS: return s->load;
-	case SK_STORES: return s->store;
+	case SK_LOADS: return c2c_total_loads(s);
+	case SK_STORES: return c2c_stores_total(s);
 	case SK_LAT: return (uint64_t)(store_lat_avg(lat, STORE_LAT_LOAD) * 1000.0);
 	default: return 0;
 	}
@@ -283,7 +283,7 @@ static uint64_t max_off_hitm(const struct line_priv *p, enum store_mode mode)
 	uint64_t m = 0;
 
 	for (size_t i = 0; i < p->noffs; i++) {
-		uint64_t h = view_hitm(&p->offs[i].stats, mode) + p->offs[i].stats.store;
+		uint64_t h = view_hitm(&p->offs[i].stats, mode) + c2c_stores_total(&p->offs[i].stats);
 		if (h > m)
 			m = h;
 	}
@@ -296,12 +296,12 @@ static double cell_heat(const struct line_priv *p, uint64_t offset, uint32_t cpu
 
 	if (!*max)
 		for (size_t i = 0; i < p->ncells; i++)
-			if (p->cells[i].stats.nr_entries > *max)
-				*max = p->cells[i].stats.nr_entries;
+			if (c2c_total_records(&p->cells[i].stats) > *max)
+				*max = c2c_total_records(&p->cells[i].stats);
 	for (size_t i = 0; i < p->ncells; i++) {
 		uint64_t o = words8 ? p->cells[i].offset & ~7ull : p->cells[i].offset;
 		if (o == offset && p->cells[i].cpu == cpu)
-			v += p->cells[i].stats.nr_entries;
+			v += c2c_total_records(&p->cells[i].stats);
 	}
 	return *max ? (double)v / (double)*max : 0.0;
 }
@@ -348,8 +348,8 @@ static void draw_off_row(struct view *v, long row, int selected)
 	text_count(b[OC_LCL], sizeof(b[0]), o->stats.lcl_hitm, 6);
 	text_count(b[OC_RMT], sizeof(b[0]), o->stats.rmt_hitm, 6);
 	text_count(b[OC_PEER], sizeof(b[0]), o->stats.tot_peer, 6);
-	text_count(b[OC_STORES], sizeof(b[0]), o->stats.store, 7);
-	text_count(b[OC_LOADS], sizeof(b[0]), o->stats.load, 7);
+	text_count(b[OC_STORES], sizeof(b[0]), c2c_stores_total(&o->stats), 7);
+	text_count(b[OC_LOADS], sizeof(b[0]), c2c_total_loads(&o->stats), 7);
 	snprintf(b[OC_LAT], sizeof(b[0]), "%.0f", store_lat_avg(&o->lat, STORE_LAT_LOAD));
 	snprintf(b[OC_CPUS], sizeof(b[0]), "%u", o->nr_cpus);
 	if (o->symbol[0])
@@ -361,7 +361,7 @@ static void draw_off_row(struct view *v, long row, int selected)
 		cells[i].text = b[i];
 	/* The bar is the offset's share of the line's contention (HITM of the
 	 * mode plus stores): where in the line the fight is. */
-	cells[OC_BAR].bar = max ? (double)(h + o->stats.store) / (double)max : 0.0;
+	cells[OC_BAR].bar = max ? (double)(h + c2c_stores_total(&o->stats)) / (double)max : 0.0;
 	cells[OC_BAR].heat = cells[OC_BAR].bar;
 	if (!h)
 		cells[OC_HITM].elem = TH_DIM;
@@ -393,8 +393,8 @@ static void draw_site_row(struct view *v, long row, int selected)
 	text_count(b[SC_HITM], sizeof(b[0]), view_hitm(&s->stats, mode), 6);
 	text_count(b[SC_LCL], sizeof(b[0]), s->stats.lcl_hitm, 6);
 	text_count(b[SC_RMT], sizeof(b[0]), s->stats.rmt_hitm, 6);
-	text_count(b[SC_STORES], sizeof(b[0]), s->stats.store, 7);
-	text_count(b[SC_LOADS], sizeof(b[0]), s->stats.load, 7);
+	text_count(b[SC_STORES], sizeof(b[0]), c2c_stores_total(&s->stats), 7);
+	text_count(b[SC_LOADS], sizeof(b[0]), c2c_total_loads(&s->stats), 7);
 	snprintf(b[SC_CPUS], sizeof(b[0]), "%u", s->nr_cpus);
 	snprintf(b[SC_LAT], sizeof(b[0]), "%.0f", store_lat_avg(&s->lat, STORE_LAT_LOAD));
 	if (s->function[0])
@@ -464,7 +464,7 @@ static void line_draw(struct view *v)
 	snprintf(buf, sizeof(buf), "%s  home node %s  HITM %" PRIu64 " (lcl %" PRIu64 ", rmt %" PRIu64
 		 ")  peer %" PRIu64 "  loads %" PRIu64 "  stores %" PRIu64 "  CPUs %u  nodes %s  threads %u",
 		 obj, home, i->stats.tot_hitm, i->stats.lcl_hitm, i->stats.rmt_hitm, i->stats.tot_peer,
-		 i->stats.load, i->stats.store, i->nr_cpus, len ? nodes : "-", i->nr_threads);
+		 c2c_total_loads(&i->stats), c2c_stores_total(&i->stats), i->nr_cpus, len ? nodes : "-", i->nr_threads);
 	term_field(v->y, 0, v->w, TH_HEADER, buf);
 	draw_pane(v, off_table(v), p->off_y, p->focus == 0, 0);
 	if (p->map_w && p->off_h > 0) {

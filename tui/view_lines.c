@@ -144,8 +144,8 @@ static void lines_draw_row(struct view *v, long row, int selected)
 	text_count(b[LC_LCL], sizeof(b[0]), r->stats.lcl_hitm, 6);
 	text_count(b[LC_RMT], sizeof(b[0]), r->stats.rmt_hitm, 6);
 	text_count(b[LC_PEER], sizeof(b[0]), r->stats.tot_peer, 6);
-	text_count(b[LC_LOADS], sizeof(b[0]), r->stats.load, 7);
-	text_count(b[LC_STORES], sizeof(b[0]), r->stats.store, 7);
+	text_count(b[LC_LOADS], sizeof(b[0]), c2c_total_loads(&r->stats), 7);
+	text_count(b[LC_STORES], sizeof(b[0]), c2c_stores_total(&r->stats), 7);
 	snprintf(b[LC_LAT], sizeof(b[0]), "%.0f", store_lat_avg(&r->lat, STORE_LAT_LOAD));
 	if (r->home_node >= 0)
 		snprintf(b[LC_NODE], sizeof(b[0]), "%d", r->home_node);

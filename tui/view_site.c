@@ -173,10 +173,11 @@ static int site_open(struct view *v, struct c2c_error *err)
 	else
 		add_row(p, RK_TEXT, 0, "Source    ?");
 	add_row(p, RK_TEXT, 0,
-		"Samples   %" PRIu64 "  loads %" PRIu64 "  stores %" PRIu64 "  HITM %" PRIu64 " (lcl %" PRIu64
+		"Records   %" PRIu64 "  loads %" PRIu64 "  stores %" PRIu64 "  HITM %" PRIu64 " (lcl %" PRIu64
 		", rmt %" PRIu64 ")  peer %" PRIu64 "  avg load latency %.0f",
-		s->stats.nr_entries, s->stats.load, s->stats.store, s->stats.tot_hitm, s->stats.lcl_hitm,
-		s->stats.rmt_hitm, s->stats.tot_peer, store_lat_avg(&s->lat, STORE_LAT_LOAD));
+		c2c_total_records(&s->stats), c2c_total_loads(&s->stats), c2c_stores_total(&s->stats),
+		s->stats.tot_hitm, s->stats.lcl_hitm, s->stats.rmt_hitm, s->stats.tot_peer,
+		store_lat_avg(&s->lat, STORE_LAT_LOAD));
 	add_row(p, RK_TEXT, 0, NULL);
 	add_row(p, RK_HEAD, 0, "Source");
 	add_source(p, v->h > 30 ? 6 : 3);
@@ -233,8 +234,8 @@ static void site_draw_row(struct view *v, long row, int selected)
 		text_count(h, sizeof(h), view_hitm(&a->stats, v->ex->mode), 6);
 		text_count(l, sizeof(l), a->stats.lcl_hitm, 6);
 		text_count(m, sizeof(m), a->stats.rmt_hitm, 6);
-		text_count(ld, sizeof(ld), a->stats.load, 7);
-		text_count(st, sizeof(st), a->stats.store, 7);
+		text_count(ld, sizeof(ld), c2c_total_loads(&a->stats), 7);
+		text_count(st, sizeof(st), c2c_stores_total(&a->stats), 7);
 		snprintf(buf, sizeof(buf), "  0x%-16" PRIx64 " 0x%02" PRIx64 "   %6s %6s %6s %7s %7s  %s", a->line_addr,
 			 a->offset, h, l, m, ld, st, a->symbol[0] ? a->symbol : "-");
 		if (a->symbol[0]) {

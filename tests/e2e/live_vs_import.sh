@@ -18,15 +18,21 @@ command -v sqlite3 >/dev/null || { skip $T "sqlite3 CLI not installed"; exit 0; 
 perf record --help 2>&1 | grep -q kernel-callchains || { skip $T "this perf has no --kernel-callchains"; exit 0; }
 
 live=$E2E_TMP/live.db imp=$E2E_TMP/imp.db data=$E2E_TMP/perf.data
-# The task waits before exec until both recorders are attached (a marker
-# file appears when c2ctui's session is set up).
-bash -c "while [ ! -f '$live' ]; do sleep 0.1; done; sleep 1.5; exec '$W' -m mmap -t 4 -d 1.5 -q" &
+# The task blocks on a FIFO (no forks, no locks) until both recorders are
+# attached and enabled, then execs the workload.
+go=$E2E_TMP/go
+mkfifo "$go"
+bash -c "read -r x < '$go'; exec '$W' -m mmap -t 4 -d 1.5 -q" &
 P=$!
 "$C2CTUI" record -q -o "$live" -p $P >"$E2E_TMP/rec.out" 2>"$E2E_TMP/rec.err" &
 C=$!
 perf record -q -e lock:contention_begin,lock:contention_end -g --kernel-callchains -p $P -o "$data" \
   >/dev/null 2>"$E2E_TMP/perf.err" &
 R=$!
+# c2ctui's session file appears once it is set up; then give both a moment.
+for _ in $(seq 1 150); do [ -f "$live" ] && break; sleep 0.2; done
+sleep 1.5
+echo go >"$go"
 wait $P
 sleep 0.5
 kill -INT $R 2>/dev/null

@@ -359,6 +359,76 @@ static void test_kernel_task_group(void)
 	types_free(db);
 }
 
+struct all_ctx {
+	struct types_db *db;
+	long structs, rows, bad;
+	char first_bad[160];
+};
+
+static void discard_line(void *ctx, const char *text)
+{
+	(void)ctx;
+	(void)text;
+}
+
+static int lay_one(void *vctx, const char *name, uint32_t id)
+{
+	struct all_ctx *c = vctx;
+	struct layout l;
+	struct layout_out out = { discard_line, NULL };
+	const struct types_type *t = types_get(c->db, id);
+	uint64_t last = 0;
+
+	if (!t || t->kind != TYPES_STRUCT || layout_build(&l, c->db, id, 64, NULL) < 0)
+		return 0;
+	c->structs++;
+	c->rows += (long)l.nrows;
+	for (size_t i = 0; i < l.nrows; i++) {
+		const struct layout_row *r = &l.rows[i];
+		struct types_hit hit;
+		/* top-level members ascend and lie inside the struct; the byte
+		 * at each named member's start resolves to a path in it */
+		if (r->depth == 0) {
+			if (r->offset < last || r->offset + r->size > l.size + (r->size == 0))
+				goto bad;
+			last = r->offset;
+			if (r->size && !r->bit_size && r->name[0] != '{' &&
+			    (types_resolve(c->db, id, r->offset, &hit) < 0 ||
+			     strncmp(hit.path, r->name, strlen(r->name))))
+				goto bad;
+		}
+	}
+	layout_print(&l, &out);
+	layout_fini(&l);
+	return 0;
+bad:
+	if (!c->bad++)
+		snprintf(c->first_bad, sizeof(c->first_bad), "%s", name);
+	layout_fini(&l);
+	return 0;
+}
+
+/* Every struct of the running kernel laid out and resolved: the type graph
+ * and the layout code on ~10k real structs (nesting, anonymous members,
+ * bitfields, flexible arrays, zero-sized members). */
+static void test_kernel_all_structs(void)
+{
+	struct all_ctx c = { 0 };
+
+	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
+		test_skip("no /sys/kernel/btf/vmlinux");
+		return;
+	}
+	CHECK(types_open_btf(&c.db, NULL, NULL) == 0);
+	CHECK(types_each_struct(c.db, lay_one, &c) == 0);
+	printf("# %ld kernel structs, %ld rows laid out\n", c.structs, c.rows);
+	if (c.bad)
+		printf("# %ld inconsistent, first: %s\n", c.bad, c.first_bad);
+	CHECK(c.structs > 1000);
+	CHECK_EQ_U64(c.bad, 0);
+	types_free(c.db);
+}
+
 TEST_MAIN(
 	TEST_CASE(test_rows_and_holes),
 	TEST_CASE(test_flags_and_print),
@@ -368,4 +438,5 @@ TEST_MAIN(
 	TEST_CASE(test_propose_nothing),
 	TEST_CASE(test_whatif_after_build),
 	TEST_CASE(test_kernel_task_group),
+	TEST_CASE(test_kernel_all_structs),
 )
