@@ -45,6 +45,7 @@ struct report_line {
 	struct store_phys phys;          /* "Node" and "PA cnt" of the line */
 	struct store_phys *pareto_phys;  /* owned, npareto entries */
 	struct store_row_nodes *pareto_nodes; /* owned, npareto entries (-N only) */
+	struct store_line_key key;       /* perf's tie-break key (first sample) */
 };
 
 /* Everything the printers need; owned by the model (report_model_fini). */

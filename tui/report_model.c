@@ -129,6 +129,7 @@ static int fill_sequence(struct report_model *m, struct store *st, const struct 
 	for (size_t i = 0; i < m->nlines; i++) {
 		if (rc >= 0) {
 			m->lines[i].phys = seq[i].phys;
+			m->lines[i].key = seq[i].key;
 			/* the rows' averages as perf keeps them: one running mean per row */
 			for (size_t j = 0; j < m->lines[i].npareto; j++)
 				m->lines[i].pareto[j].lat = lat[i][j];
@@ -148,6 +149,7 @@ int report_model_build(struct report_model *m, struct store *st, const char *inp
 	struct store_lines_query q;
 	struct store_line_row *rows = NULL;
 	size_t nrows = 0;
+	bool truncate;
 	int rc;
 
 	memset(m, 0, sizeof(*m));
@@ -185,13 +187,18 @@ int report_model_build(struct report_model *m, struct store *st, const char *inp
 	rc = store_query_lines(st, &q, &rows, &nrows, &m->lines_total, err);
 	if (rc < 0)
 		return rc;
-	rc = order_ties(st, &f, m->display, rows, nrows, err);
-	if (rc < 0) {
-		free(rows);
-		return rc;
-	}
-	if (o->max_lines && nrows > o->max_lines)
+	/* When --lines cuts the table, the ties decide which lines stay:
+	 * order them first (a scan of their own). Otherwise the one scan
+	 * below also brings the keys and the lines are re-ordered after it. */
+	truncate = o->max_lines && nrows > o->max_lines;
+	if (truncate) {
+		rc = order_ties(st, &f, m->display, rows, nrows, err);
+		if (rc < 0) {
+			free(rows);
+			return rc;
+		}
 		nrows = (size_t)o->max_lines;
+	}
 	m->lines = calloc(nrows ? nrows : 1, sizeof(*m->lines));
 	if (!m->lines) {
 		free(rows);
@@ -213,7 +220,30 @@ int report_model_build(struct report_model *m, struct store *st, const char *inp
 		}
 	}
 	free(rows);
-	return fill_sequence(m, st, &f, err);
+	rc = fill_sequence(m, st, &f, err);
+	if (rc < 0 || truncate)
+		return rc;
+	/* stable insertion sort of each run of equal display counters by
+	 * perf's line key (the runs are short; no allocation needed) */
+	for (size_t i = 0; i < m->nlines;) {
+		size_t j = i + 1;
+
+		while (j < m->nlines && c2c_line_cmp(&m->lines[i].row.stats, &m->lines[j].row.stats, m->display) == 0)
+			j++;
+		for (size_t a = i + 1; a < j; a++) {
+			struct report_line x = m->lines[a];
+			size_t b = a;
+
+			for (; b > i && store_line_key_cmp(&m->lines[b - 1].key, m->lines[b - 1].row.addr,
+							   &x.key, x.row.addr) > 0; b--)
+				m->lines[b] = m->lines[b - 1];
+			m->lines[b] = x;
+		}
+		i = j;
+	}
+	for (size_t i = 0; i < m->nlines; i++)
+		m->lines[i].row.rank = i;
+	return 0;
 }
 
 void report_model_fini(struct report_model *m)

@@ -126,6 +126,22 @@ for sig in TERM INT HUP SEGV; do
   tui_stop
 done
 
+# --- the numbers on screen are the ones `c2ctui report` prints ---------------------
+if [ -f s.db ] && tui_start 200 30 -- "$C2CTUI" open s.db; then
+  rep=$("$C2CTUI" report s.db 2>/dev/null)
+  want_hdr=$(echo "$rep" | awk -F: '/Total records/{t=$2+0} /Load Local HITM/{l=$2+0} /Load Remote HITM/{r=$2+0}
+             END{printf "samples %d  HITM %d (lcl %d, rmt %d)", t, l+r, l, r}')
+  got_hdr=$(tui_screen | sed -n 2p | sed 's/  lost [0-9]*//; s/  peer.*//')
+  [ "$got_hdr" = "$want_hdr" ] && ok "$T: header equals report" || nok "$T: header equals report" "'$got_hdr' vs '$want_hdr'"
+  # Top line: address, Tot Hitm, Lcl, Rmt, Total Loads, Total Stores.
+  want_row=$(echo "$rep" | sed -n '/Shared Data Cache Line Table/,/Pareto/p' | awk '$1 == "0" {print $2, $6, $7, $8, $10, $11; exit}')
+  got_row=$(tui_screen | awk '$1 == "0" && $2 ~ /^0x/ {print $2, $5, $6, $7, $10, $11; exit}')
+  [ -n "$want_row" ] && [ "$got_row" = "$want_row" ] && ok "$T: top line equals report" ||
+    nok "$T: top line equals report" "'$got_row' vs '$want_row'"
+  tui_quit
+fi
+tui_stop
+
 # --- no terminal, bad options ------------------------------------------------------------
 out=$("$C2CTUI" open s.db </dev/null 2>&1 >/dev/null); st=$?
 [ $st -ne 0 ] && echo "$out" | grep -q 'needs a terminal' && ok "$T: no terminal refused" || nok "$T: no terminal refused" "status $st: $out"
