@@ -332,18 +332,24 @@ int term_read(struct term_event *ev)
 	}
 }
 
-int term_wait(int extra_fd, int timeout_ms)
+int term_wait(int extra_fd, int wake_fd, int timeout_ms)
 {
-	struct pollfd pfd[3];
-	int n = 0, r, wake = 0;
+	struct pollfd pfd[4];
+	int n = 0, r, wake = 0, extra_i = -1, wake_i = -1;
 	char buf[64];
 
 	if (quit_sig)
 		return TW_SIGNAL;
 	pfd[n++] = (struct pollfd){ .fd = STDIN_FILENO, .events = POLLIN };
 	pfd[n++] = (struct pollfd){ .fd = sig_pipe[0], .events = POLLIN };
-	if (extra_fd >= 0)
+	if (extra_fd >= 0) {
+		extra_i = n;
 		pfd[n++] = (struct pollfd){ .fd = extra_fd, .events = POLLIN };
+	}
+	if (wake_fd >= 0) {
+		wake_i = n;
+		pfd[n++] = (struct pollfd){ .fd = wake_fd, .events = POLLIN };
+	}
 	r = poll(pfd, (nfds_t)n, timeout_ms);
 	if (r < 0)
 		/* EINTR: SIGWINCH lands here; curses reports KEY_RESIZE next. */
@@ -358,8 +364,13 @@ int term_wait(int extra_fd, int timeout_ms)
 		if (quit_sig)
 			wake |= TW_SIGNAL;
 	}
-	if (n > 2 && pfd[2].revents)
+	if (extra_i >= 0 && pfd[extra_i].revents)
 		wake |= TW_FD;
+	if (wake_i >= 0 && pfd[wake_i].revents) {
+		while (read(wake_fd, buf, sizeof(buf)) > 0)
+			;
+		wake |= TW_WAKE;
+	}
 	return wake;
 }
 

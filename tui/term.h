@@ -53,6 +53,7 @@ enum term_wake {
 	TW_FD = 2,           /* the extra fd is readable */
 	TW_SIGNAL = 4,       /* a quit signal (SIGINT/SIGTERM/SIGHUP) arrived */
 	TW_TIMEOUT = 8,
+	TW_WAKE = 16,        /* the wake fd is readable (drained) */
 };
 
 /* Starts curses on the controlling terminal, installs the signal handlers
@@ -69,8 +70,9 @@ int term_color(void);    /* colours in use (0: monochrome) */
 
 /* Next input event without blocking: 1 and *ev filled, or 0 when none. */
 int term_read(struct term_event *ev);
-/* Waits for input, a quit signal, extra_fd (when >= 0) or timeout_ms. */
-int term_wait(int extra_fd, int timeout_ms);
+/* Waits for input, a quit signal, extra_fd or wake_fd (each when >= 0)
+ * or timeout_ms. wake_fd is a pipe's read end that term_wait drains. */
+int term_wait(int extra_fd, int wake_fd, int timeout_ms);
 /* The quit signal that arrived since start (SIGINT, SIGTERM, SIGHUP), or 0. */
 int term_quit_signal(void);
 

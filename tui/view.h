@@ -63,6 +63,9 @@ struct view_ops {
 	void (*title)(struct view *v, char *buf, size_t size);
 	/* Mouse click on body row y (0-based in the body). */
 	void (*click)(struct view *v, int y, int x, int dbl);
+	/* Work the view started in the background finished (view_wake_fd was
+	 * written): collect it. Called for every view on the stack. */
+	void (*wake)(struct view *v);
 };
 
 struct view {
@@ -101,6 +104,7 @@ struct explorer {
 	int dirty;                        /* enum explorer_dirty bits */
 	long keys;                        /* input events handled */
 	int quit;
+	int wake[2];                      /* background work done: write wake[1] */
 };
 
 enum explorer_dirty {
@@ -134,6 +138,26 @@ void view_invalidate(struct explorer *ex);
 /* A view changed ex->filter: reload the summary, re-run every view's
  * queries, pop `pop` views, and say `what` in the status line. */
 void view_filter_changed(struct explorer *ex, int pop, const char *what);
+
+/* The fd a background job writes one byte to when it is done (any thread);
+ * the loop then calls every view's ops->wake. */
+int view_wake_fd(struct explorer *ex);
+
+/* Background queries (view_job.c). fn(st, arg, err) runs in a thread on its
+ * own read-only handle of the session; arg carries its inputs and outputs
+ * and is freed with free_arg by whoever ends the job. */
+struct view_job;
+struct view_job *view_job_start(struct explorer *ex, int (*fn)(struct store *st, void *arg, struct c2c_error *err),
+				void *arg, void (*free_arg)(void *arg), struct c2c_error *err);
+/* 1 once fn returned (then arg holds its outputs). */
+int view_job_done(struct view_job *j);
+void *view_job_arg(struct view_job *j);
+/* fn's return value (err filled when negative); *ms: time since the start. */
+int view_job_result(struct view_job *j, struct c2c_error *err, double *ms);
+/* Done: frees the job and arg. Running: abandons it (the thread frees). */
+void view_job_release(struct view_job *j);
+/* For bench timing: logs "NAME_ms=X" to C2CTUI_TIMING. */
+void view_timing(const char *name, double ms);
 
 /* Helpers for views with a main table. */
 /* Sets the body area and lays out the table under a one-row heading. */

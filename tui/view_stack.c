@@ -9,6 +9,7 @@
 #include "tui/term.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -44,6 +45,11 @@ void view_message(struct explorer *ex, int error, const char *fmt, ...)
 	va_end(ap);
 	ex->message_error = error;
 	ex->dirty |= DIRTY_STATUS;
+}
+
+int view_wake_fd(struct explorer *ex)
+{
+	return ex->wake[1];
 }
 
 void view_invalidate(struct explorer *ex)
@@ -747,6 +753,17 @@ void tui_mark_start(void)
 	t_start_us = now_us();
 }
 
+void view_timing(const char *name, double ms)
+{
+	const char *path = getenv("C2CTUI_TIMING");
+	FILE *f;
+
+	if (!path || !*path || !(f = fopen(path, "a")))
+		return;
+	fprintf(f, "%s_ms=%.3f\n", name, ms);
+	fclose(f);
+}
+
 static void timing_log(const char *fmt, double ms)
 {
 	const char *path = getenv("C2CTUI_TIMING");
@@ -766,6 +783,10 @@ static void explorer_free(struct explorer *ex)
 			v->q.ops->close(v);
 		free(v->priv);
 	}
+	if (ex->wake[0] >= 0)
+		close(ex->wake[0]);
+	if (ex->wake[1] >= 0)
+		close(ex->wake[1]);
 	free(ex);
 }
 
@@ -797,6 +818,11 @@ int tui_explore(struct store *st, const struct tui_options *opt)
 		return c2c_error_set(err, -ENOMEM, "out of memory");
 	ex->st = st;
 	ex->opt = opt;
+	ex->wake[0] = ex->wake[1] = -1;
+	if (pipe2(ex->wake, O_NONBLOCK | O_CLOEXEC) < 0) {
+		free(ex);
+		return c2c_error_set(err, -errno, "cannot create a pipe: %s", strerror(errno));
+	}
 	ex->mode = opt->mode >= STORE_MODE_TOT && opt->mode <= STORE_MODE_PEER ? (enum store_mode)opt->mode
 									       : STORE_MODE_TOT;
 	ex->collecting = opt->collecting;
@@ -840,7 +866,13 @@ int tui_explore(struct store *st, const struct tui_options *opt)
 		write_state(ex, last_state, sizeof(last_state));
 		now = now_ms();
 		timeout = opt->on_tick ? (next_tick > now ? (int)(next_tick - now) : 0) : 1000;
-		wake = term_wait(extra_fd, timeout);
+		wake = term_wait(extra_fd, ex->wake[0], timeout);
+		if (wake & TW_WAKE) {
+			for (int i = 0; i < ex->depth; i++)
+				if (ex->stack[i].q.ops->wake)
+					ex->stack[i].q.ops->wake(&ex->stack[i]);
+			ex->dirty |= DIRTY_ALL;
+		}
 		if (wake & TW_SIGNAL) {
 			int sig = term_quit_signal();
 			r = c2c_error_set(err, -EINTR, "interrupted by %s", sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "a signal");

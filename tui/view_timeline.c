@@ -5,6 +5,7 @@
 #include "tui/view.h"
 #include "tui/term.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +32,7 @@ struct tl_priv {
 	uint64_t max_hitm, max_wait, max_samples;
 	int has_locks;
 	uint32_t nbuckets;
+	struct view_job *job;      /* the query, while it runs */
 };
 
 static uint32_t buckets_for(const struct view *v)
@@ -50,23 +52,90 @@ static void tl_layout(struct view *v)
 	table_resize(&v->table, v->h - STRIP_ROWS - 1 > 0 ? v->h - STRIP_ROWS - 1 : 0, v->w);
 }
 
+/* The query's inputs and outputs, owned by the background job. */
+struct tl_args {
+	uint64_t line;
+	struct store_filter filter;
+	char symbol[128];
+	enum store_mode mode;
+	uint32_t nbuckets;
+	struct store_time_row *rows;
+	size_t n;
+};
+
+static int tl_query(struct store *st, void *arg, struct c2c_error *err)
+{
+	struct tl_args *a = arg;
+
+	return store_query_timeline(st, a->line, &a->filter, a->mode, a->nbuckets, &a->rows, &a->n, err);
+}
+
+static void tl_args_free(void *arg)
+{
+	struct tl_args *a = arg;
+
+	free(a->rows);
+	free(a);
+}
+
+/* Runs the timeline query in the background: on a big session it scans
+ * every sample, and the keys must keep answering meanwhile. */
 static int tl_open(struct view *v, struct c2c_error *err)
 {
 	struct tl_priv *p = v->priv;
 	struct explorer *ex = v->ex;
-	int r;
+	struct tl_args *a;
 
 	if (!v->table.cols) {
 		table_init(&v->table, tl_cols, TC__COUNT);
 		p->mark = -1;
 	}
+	view_job_release(p->job);
+	p->job = NULL;
 	free(p->rows);
 	p->rows = NULL;
 	p->n = 0;
 	p->nbuckets = buckets_for(v);
-	r = store_query_timeline(ex->st, v->q.line, &ex->filter, ex->mode, p->nbuckets, &p->rows, &p->n, err);
-	if (r < 0)
-		return r;
+	table_set_rows(&v->table, 0);
+	tl_layout(v);
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return c2c_error_set(err, -ENOMEM, "out of memory");
+	a->line = v->q.line;
+	a->filter = ex->filter;
+	if (ex->filter.symbol) {
+		snprintf(a->symbol, sizeof(a->symbol), "%s", ex->filter.symbol);
+		a->filter.symbol = a->symbol;
+	}
+	a->mode = ex->mode;
+	a->nbuckets = p->nbuckets;
+	p->job = view_job_start(ex, tl_query, a, tl_args_free, err);
+	return p->job ? 0 : -1;
+}
+
+/* The background query finished: take its rows. */
+static void tl_wake(struct view *v)
+{
+	struct tl_priv *p = v->priv;
+	struct c2c_error err = { 0 };
+	struct tl_args *a;
+	double ms;
+
+	if (!view_job_done(p->job))
+		return;
+	if (view_job_result(p->job, &err, &ms) < 0) {
+		view_message(v->ex, 1, "%s", err.msg);
+		view_job_release(p->job);
+		p->job = NULL;
+		return;
+	}
+	view_timing("timeline_ready", ms);
+	a = view_job_arg(p->job);
+	p->rows = a->rows;
+	p->n = a->n;
+	a->rows = NULL;
+	view_job_release(p->job);
+	p->job = NULL;
 	p->max_hitm = p->max_wait = p->max_samples = 0;
 	p->has_locks = 0;
 	for (size_t i = 0; i < p->n; i++) {
@@ -83,13 +152,14 @@ static int tl_open(struct view *v, struct c2c_error *err)
 		p->mark = -1;
 	table_set_rows(&v->table, (long)p->n);
 	tl_layout(v);
-	return 0;
 }
 
 static void tl_close(struct view *v)
 {
 	struct tl_priv *p = v->priv;
 
+	view_job_release(p->job);
+	p->job = NULL;
 	free(p->rows);
 	p->rows = NULL;
 }
@@ -199,7 +269,10 @@ static void tl_title(struct view *v, char *buf, size_t size)
 {
 	struct tl_priv *p = v->priv;
 
-	if (v->q.line == STORE_ALL_LINES)
+	if (p->job)
+		snprintf(buf, size, "Timeline of %s: computing (it reads every sample; Esc goes back)...",
+			 v->q.line == STORE_ALL_LINES ? "the session" : "the line");
+	else if (v->q.line == STORE_ALL_LINES)
 		snprintf(buf, size, "Timeline of the session: %zu buckets%s", p->n,
 			 p->mark >= 0 ? "  (range marked: Enter applies)" : "  (Space marks, Enter applies)");
 	else
@@ -273,4 +346,5 @@ const struct view_ops view_timeline_ops = {
 	.action = tl_action,
 	.title = tl_title,
 	.click = tl_click,
+	.wake = tl_wake,
 };

@@ -54,6 +54,10 @@ static struct store *make_session(void)
 	}
 	rc |= store_set_meta(st, STORE_META_ARCH, "x86_64", &err);
 	rc |= store_add_event(st, &ev, &err);
+	/* a name with bytes that are not UTF-8: the JSON must still parse */
+	ev.index = 1;
+	ev.name = "odd\xff\x01name";
+	rc |= store_add_event(st, &ev, &err);
 	for (uint32_t c = 0; c < 8; c++) {
 		struct store_cpu cpu = { .cpu = c, .core = (int32_t)c, .socket = c < 4 ? 0 : 1, .node = c < 4 ? 0 : 1 };
 		rc |= store_add_cpu(st, &cpu, &err);
@@ -226,6 +230,7 @@ static void test_printers(void)
 	CHECK(strstr(buf, "{\"label\":\"Total records\",\"key\":\"nr_entries\",\"value\":28}"));
 	CHECK(strstr(buf, "\"costly_pct\":93.33,"));
 	CHECK(strstr(buf, "\"cycles_rmt\":104,"));
+	CHECK(strstr(buf, "\"odd\\u00ff\\u0001name\""));
 	fclose(f);
 	f = fopen(path, "w+");
 	CHECK(f);
