@@ -28,6 +28,7 @@ void agg_fini(struct agg *a)
 	free(a->ev_samples);
 	a->ev_samples = NULL;
 	a->nr_ev = 0;
+	agg_rep_free(a);
 }
 
 static struct agg_ent *get(struct agg *a, enum agg_kind k, uint64_t k0, uint64_t k1, uint64_t k2, uint64_t k3,
@@ -169,6 +170,8 @@ int agg_add_sample(struct agg *a, const struct agg_sample *s)
 	set_dsym(eo, s);
 	if (!ep->site)
 		ep->site = s->site;
+	if (a->rep && agg_rep_add(a, el, ep, s) < 0)
+		return -ENOMEM;
 	if (has_cpu && (cpu_add(el, s->cpu) < 0 || cpu_add(eo, s->cpu) < 0 || cpu_add(ep, s->cpu) < 0))
 		return -ENOMEM;
 
@@ -469,6 +472,8 @@ int agg_flush(struct agg *a, struct store *st, const char *schema, struct c2c_er
 	for (int k = 0; k < AGG__MAX; k++)
 		if ((r = flush_table(a, st, schema, (enum agg_kind)k, err)) < 0)
 			return r;
+	if (a->rep && !strcmp(schema, "main") && (r = agg_rep_flush(a, st, err)) < 0)
+		return r;
 	if (asprintf(&sql, "INSERT OR REPLACE INTO %s.agg_session (name, value) VALUES (?, ?)", schema) < 0)
 		return c2c_error_set(err, -ENOMEM, "out of memory");
 	r = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);

@@ -89,8 +89,13 @@ int agg_rebuild(struct agg *a, struct store *st, const struct store_filter *f, s
 	agg_init(a, store_line_size(st, f));
 	filter_where(f, where, sizeof(where), false);
 	snprintf(sql, sizeof(sql),
-		 "SELECT time, %s, cpu, node, pid, tid, ip, site, dsym, dsym_offset, class_bits, weight, addr, event"
-		 " FROM samples%s ORDER BY id", f && f->phys_lines ? "phys_addr" : "addr", where);
+		 "SELECT time, %s, cpu, node, pid, tid, ip, site, dsym, dsym_offset, class_bits, weight, addr, event,"
+		 " COALESCE(phys_addr, 0), cpumode FROM samples%s ORDER BY id",
+		 f && f->phys_lines ? "phys_addr" : "addr", where);
+	/* The writer's own aggregator (append mode) keeps the report's
+	 * sample-order numbers too; filtered views do not need them. */
+	if (a == &st->agg && !store_filter_needs_recompute(f) && (r = agg_rep_enable(a, st, err)) < 0)
+		return r;
 	if ((r = store_prepare(st, &s, sql, err)) < 0)
 		return r;
 	filter_bind(s, f);
@@ -110,6 +115,9 @@ int agg_rebuild(struct agg *a, struct store *st, const struct store_filter *f, s
 			.bits = (uint64_t)sqlite3_column_int64(s, 10),
 			.weight = (uint64_t)sqlite3_column_int64(s, 11),
 			.event = (uint32_t)sqlite3_column_int64(s, 13),
+			.vaddr = vaddr,
+			.phys = (uint64_t)sqlite3_column_int64(s, 14),
+			.cpumode = (uint8_t)sqlite3_column_int(s, 15),
 		};
 		if (agg_add_sample(a, &x) < 0) {
 			sqlite3_finalize(s);

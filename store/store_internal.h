@@ -70,6 +70,8 @@ struct agg_ent {
 	 * a sample costs one lookup per chain: Pareto -> offset, line; cell ->
 	 * line x CPU, line x node. */
 	struct agg_ent *up1, *up2;
+	void *rep;                   /* the report's sample-order entry
+	                                (store/agg_report.c): line or row */
 	bool dirty;
 };
 
@@ -140,6 +142,9 @@ struct agg_sample {
 	uint64_t bits;
 	uint64_t weight;
 	uint32_t event;
+	uint64_t vaddr;              /* data virtual address (0 none) */
+	uint64_t phys;               /* physical address (0 none) */
+	uint8_t cpumode;
 };
 
 struct agg_lock_sample {
@@ -161,6 +166,8 @@ struct agg {
 	uint64_t nr_samples;
 	uint64_t *ev_samples;        /* samples per event index */
 	size_t nr_ev;
+	struct agg_rep *rep;         /* the report's sample-order numbers; only
+	                                the session writer's aggregator keeps them */
 };
 
 void agg_init(struct agg *a, uint32_t line_size);
@@ -175,6 +182,21 @@ int agg_flush(struct agg *a, struct store *st, const char *schema, struct c2c_er
  * the filter selects (all when f is NULL): the append-mode load and the
  * filtered views' recomputation. */
 int agg_rebuild(struct agg *a, struct store *st, const struct store_filter *f, struct c2c_error *err);
+
+/* ---- the report's sample-order numbers (store/agg_report.c) ---------- */
+
+/* Starts keeping them in a (the writer's aggregator, before its first
+ * sample): reads the session's memory topology, creates the tables. */
+int agg_rep_enable(struct agg *a, struct store *st, struct c2c_error *err);
+void agg_rep_free(struct agg *a);
+/* One sample on line_ent / par_ent (the AGG_LINE and AGG_PARETO entries). */
+int agg_rep_add(struct agg *a, struct agg_ent *line_ent, struct agg_ent *par_ent, const struct agg_sample *s);
+/* Writes the changed entries into main.agg_line_seq / main.agg_prow. */
+int agg_rep_flush(struct agg *a, struct store *st, struct c2c_error *err);
+/* Answers store_query_lines_seq from those tables when they hold exactly
+ * what it would compute: 1 done, 0 not applicable (scan), <0 error. */
+int store_lines_seq_precomputed(struct store *st, const struct store_filter *f, unsigned coalesce,
+				struct store_seq_line *lines, size_t n, struct c2c_error *err);
 
 /* ---- the handle ----------------------------------------------------- */
 

@@ -313,6 +313,9 @@ int store_add_sample(struct store *st, const struct c2c_sample *smp, const struc
 		return r;
 	if (!ctx)
 		ctx = &none;
+	/* the report's sample-order numbers start with the first sample */
+	if (!st->agg.rep && (r = agg_rep_enable(&st->agg, st, err)) < 0)
+		return r;
 	chain = chain_intern(st, ctx->chain_sites, ctx->nr_chain_sites, err);
 	if (chain < 0)
 		return (int)chain;
@@ -370,6 +373,7 @@ int store_add_sample(struct store *st, const struct c2c_sample *smp, const struc
 		.time = smp->time, .addr = smp->addr, .cpu = has_cpu ? smp->cpu : UINT32_MAX, .node = ctx->node,
 		.pid = smp->pid, .tid = smp->tid, .ip = smp->ip, .site = ctx->site, .dsym = ctx->dsym,
 		.dsym_start = smp->addr - ctx->dsym_offset, .bits = ctx->class_bits, .weight = smp->weight, .event = smp->event,
+		.vaddr = smp->addr, .phys = smp->phys_addr, .cpumode = (uint8_t)smp->cpumode,
 	};
 	if (agg_add_sample(&st->agg, &a) < 0)
 		return c2c_error_set(err, -ENOMEM, "out of memory while aggregating samples");

@@ -6,10 +6,21 @@
 #include "tui/import_pipeline.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* Ctrl-C during the temporary import: stop it, then remove the temporary
+ * session instead of leaving it behind. */
+static volatile sig_atomic_t import_stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	import_stop = 1;
+}
 
 /* perf.data magic, both byte orders ("PERFILE2" read little/big endian). */
 static bool is_perf_data(const char *path)
@@ -44,9 +55,17 @@ int report_input_open(struct report_input *in, const char *path, struct c2c_erro
 	}
 	snprintf(in->tmpdb, sizeof(in->tmpdb), "%s/session.db", in->tmpdir);
 	{
-		struct import_options io = { .no_progress = true };
+		struct import_options io = { .no_progress = true, .stop = &import_stop };
+		struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
 
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGINT, &sa, &old_int);
+		sigaction(SIGTERM, &sa, &old_term);
 		rc = import_pipeline_file(path, in->tmpdb, &io, err);
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGTERM, &old_term, NULL);
+		if (rc == -EINTR)
+			rc = c2c_error_set(err, -EINTR, "%s: interrupted while importing; no report", path);
 	}
 	if (rc < 0) {
 		report_input_close(in);

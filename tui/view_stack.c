@@ -160,6 +160,7 @@ static void view_sync(struct explorer *ex)
 		return;
 	if (v->gen != ex->gen) {
 		r = view_open(ex, v, &err);
+		ex->dirty |= DIRTY_ALL;
 	} else {
 		oh = v->h;
 		ow = v->w;

@@ -78,6 +78,16 @@ static void tl_args_free(void *arg)
 	free(a);
 }
 
+static bool same_query(const struct tl_args *a, const struct tl_args *b)
+{
+	const struct store_filter *x = &a->filter, *y = &b->filter;
+
+	return a->line == b->line && a->mode == b->mode && a->nbuckets == b->nbuckets && x->cpu == y->cpu &&
+	       x->node == y->node && x->pid == y->pid && x->tid == y->tid && x->time_from == y->time_from &&
+	       x->time_to == y->time_to && x->min_hitm == y->min_hitm && x->double_cl == y->double_cl &&
+	       x->phys_lines == y->phys_lines && !x->symbol == !y->symbol && !strcmp(a->symbol, b->symbol);
+}
+
 /* Runs the timeline query in the background: on a big session it scans
  * every sample, and the keys must keep answering meanwhile. */
 static int tl_open(struct view *v, struct c2c_error *err)
@@ -90,14 +100,6 @@ static int tl_open(struct view *v, struct c2c_error *err)
 		table_init(&v->table, tl_cols, TC__COUNT);
 		p->mark = -1;
 	}
-	view_job_release(p->job);
-	p->job = NULL;
-	free(p->rows);
-	p->rows = NULL;
-	p->n = 0;
-	p->nbuckets = buckets_for(v);
-	table_set_rows(&v->table, 0);
-	tl_layout(v);
 	a = calloc(1, sizeof(*a));
 	if (!a)
 		return c2c_error_set(err, -ENOMEM, "out of memory");
@@ -108,7 +110,22 @@ static int tl_open(struct view *v, struct c2c_error *err)
 		a->filter.symbol = a->symbol;
 	}
 	a->mode = ex->mode;
-	a->nbuckets = p->nbuckets;
+	a->nbuckets = buckets_for(v);
+	/* The same query still running (a live refresh, a resize to the same
+	 * width): let it finish rather than start over, or a query longer
+	 * than the refresh period would never end. */
+	if (p->job && !view_job_done(p->job) && same_query(view_job_arg(p->job), a)) {
+		free(a);
+		return 0;
+	}
+	view_job_release(p->job);
+	p->job = NULL;
+	free(p->rows);
+	p->rows = NULL;
+	p->n = 0;
+	p->nbuckets = a->nbuckets;
+	table_set_rows(&v->table, 0);
+	tl_layout(v);
 	p->job = view_job_start(ex, tl_query, a, tl_args_free, err);
 	return p->job ? 0 : -1;
 }

@@ -4,10 +4,12 @@
  * with 0, and no terminal is refused with a sentence. The explorer runs in
  * a child on a pseudo-terminal over an empty session. */
 #include "tests/unit/test.h"
+#include "collector/c2c.h"
 #include "store/store.h"
 #include "tui/tui.h"
 
 #include <errno.h>
+#include <linux/perf_event.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pty.h>
@@ -91,14 +93,20 @@ static int child(const char *db, int use_hooks)
 	return r == 0 ? 0 : 21;
 }
 
-/* Runs child() on a pty; sends `keys` once `ready` shows up in its output
- * (keys may be NULL), drains the output until it exits. Returns the exit
- * status, or -1. The 30 s bound only stops a hung child. */
-static int run_on_pty(const char *db, int use_hooks, const char *ready, const char *keys, char *seen, size_t seen_size)
+struct step {
+	const char *wait_for;   /* text that must have appeared since the last step */
+	const char *keys;       /* then sent */
+};
+
+/* Runs child() on a pty, plays the steps (each waits for its text in the
+ * output, then types its keys), drains the output until the child exits.
+ * Returns the exit status, or -1. The 30 s bound only stops a hung child. */
+static int run_steps(const char *db, int use_hooks, const struct step *steps, size_t nsteps, char *seen,
+		     size_t seen_size)
 {
-	struct winsize ws = { .ws_row = 24, .ws_col = 80 };
-	size_t len = 0;
-	int fd, status = -1, sent = 0;
+	struct winsize ws = { .ws_row = 40, .ws_col = 120 };
+	size_t len = 0, mark = 0, k = 0;
+	int fd, status = -1;
 	pid_t pid;
 
 	pid = forkpty(&fd, NULL, NULL, &ws);
@@ -123,10 +131,11 @@ static int run_on_pty(const char *db, int use_hooks, const char *ready, const ch
 		for (ssize_t i = 0; i < n && len + 1 < seen_size; i++)
 			seen[len++] = buf[i];
 		seen[len] = 0;
-		if (keys && !sent && strstr(seen, ready)) {
-			if (write(fd, keys, strlen(keys)) < 0)
+		if (k < nsteps && strstr(seen + mark, steps[k].wait_for)) {
+			if (write(fd, steps[k].keys, strlen(steps[k].keys)) < 0)
 				break;
-			sent = 1;
+			mark = len;
+			k++;
 		}
 	}
 	close(fd);
@@ -137,6 +146,13 @@ static int run_on_pty(const char *db, int use_hooks, const char *ready, const ch
 		return -1;
 	}
 	return WEXITSTATUS(status);
+}
+
+static int run_on_pty(const char *db, int use_hooks, const char *ready, const char *keys, char *seen, size_t seen_size)
+{
+	struct step st = { ready, keys };
+
+	return run_steps(db, use_hooks, &st, keys ? 1 : 0, seen, seen_size);
 }
 
 static char out[1 << 16];
@@ -185,8 +201,116 @@ static void test_no_terminal(void)
 	CHECK(strstr(err.msg, "terminal"));
 }
 
+/* The line this test points its code site at. SOURCE-MARKER-LINE */
+static const char *const this_file = __FILE__;
+
+static unsigned marker_line(void)
+{
+	char buf[512];
+	unsigned n = 0;
+	FILE *f = fopen(this_file, "r");
+
+	if (!f)
+		return 0;
+	while (fgets(buf, sizeof(buf), f)) {
+		n++;
+		if (strstr(buf, "SOURCE-MARKER" "-LINE")) {
+			fclose(f);
+			return n;
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
+static uint64_t dsrc(uint64_t op, uint64_t lvl, uint64_t snoop)
+{
+	return (op << PERF_MEM_OP_SHIFT) | (lvl << PERF_MEM_LVL_SHIFT) | (snoop << PERF_MEM_SNOOP_SHIFT);
+}
+
+/* One hot line touched from one site (with a recorded caller) whose
+ * source file is this test's source. */
+static const char *make_site_session(unsigned line)
+{
+	static char path[512];
+	struct store *st = NULL;
+	struct c2c_error err = { 0 };
+	struct store_site_info hot = { .ip = 0x401234, .pid = 7, .cpumode = C2C_MODE_USER, .function = "bump_counter",
+				       .offset = 0x14, .dso = "/usr/bin/demo", .file = this_file, .line = line };
+	struct store_site_info caller = { .ip = 0x401500, .pid = 7, .cpumode = C2C_MODE_USER, .function = "worker_loop",
+					  .offset = 0x30, .dso = "/usr/bin/demo" };
+	int64_t chain[2];
+	int ok = 0;
+
+	snprintf(path, sizeof(path), "%s/site.db", test_tmpdir());
+	unlink(path);
+	if (store_create(&st, path, &err) < 0)
+		goto out;
+	chain[0] = store_site_intern(st, &hot, &err);
+	chain[1] = store_site_intern(st, &caller, &err);
+	if (chain[0] <= 0 || chain[1] <= 0)
+		goto out;
+	for (int i = 0; i < 40; i++) {
+		struct c2c_sample s = { 0 };
+		struct store_sample_ctx ctx = { 0 };
+
+		s.has = C2C_HAS_IP | C2C_HAS_TID | C2C_HAS_TIME | C2C_HAS_ADDR | C2C_HAS_CPU | C2C_HAS_WEIGHT |
+			C2C_HAS_DATA_SRC;
+		s.time = 1000000 + (uint64_t)i * 1000;
+		s.cpu = (uint32_t)(i % 4);
+		s.pid = 7;
+		s.tid = 70 + i % 4;
+		s.ip = hot.ip;
+		s.addr = 0x7f0000002000ull + (uint64_t)(i % 2) * 8;
+		s.weight = 100;
+		s.cpumode = C2C_MODE_USER;
+		s.data_src = i % 2 ? dsrc(PERF_MEM_OP_LOAD, PERF_MEM_LVL_L3 | PERF_MEM_LVL_HIT, PERF_MEM_SNOOP_HITM)
+				   : dsrc(PERF_MEM_OP_STORE, PERF_MEM_LVL_L1 | PERF_MEM_LVL_HIT, PERF_MEM_SNOOP_NA);
+		ctx.class_bits = c2c_classify(s.data_src, s.addr, true, true);
+		ctx.node = 0;
+		ctx.site = chain[0];
+		ctx.chain_sites = chain;
+		ctx.nr_chain_sites = 2;
+		if (store_add_sample(st, &s, &ctx, &err) < 0)
+			goto out;
+	}
+	ok = store_finalize(st, &err) == 0;
+out:
+	if (!ok)
+		printf("# %s\n", err.msg);
+	store_close(st);
+	return ok ? path : NULL;
+}
+
+static void test_site_source(void)
+{
+	unsigned line = marker_line();
+	const char *db;
+	/* Enter opens the line, Tab moves to its code sites, Enter opens the
+	 * site: its source text (this file) with the sampled line marked, and
+	 * the caller from the call chain. */
+	static const struct step steps[] = {
+		{ "Hot cache lines: 1 shown", "\r" },
+		{ "Cache line 0x7f0000002000", "\t" },
+		{ "[sites]", "\r" },
+		{ "Callers (1)", "q" },
+	};
+
+	if (!line) {
+		test_skip("the test's source file is not readable from here");
+		return;
+	}
+	db = make_site_session(line);
+	CHECK(db);
+	CHECK_EQ_U64(run_steps(db, 0, steps, 4, out, sizeof(out)), 0);
+	CHECK(strstr(out, "Code site bump_counter+0x14"));
+	CHECK(strstr(out, "SOURCE-MARKER-LINE"));
+	CHECK(strstr(out, "worker_loop+0x30"));
+}
+
 TEST_MAIN(
 	TEST_CASE(test_live_hooks),
 	TEST_CASE(test_quit_key),
 	TEST_CASE(test_no_terminal),
+	TEST_CASE(test_site_source),
 )
