@@ -542,9 +542,14 @@ int pd_add_attr(struct perfdata *pd, const struct perf_attr_info *a, const unsig
 	if (pd->nr_attrs == pd->cap_attrs) {
 		size_t cap = pd->cap_attrs ? pd->cap_attrs * 2 : 8;
 		struct perf_attr_info **n = realloc(pd->attrs, cap * sizeof(*n));
+		const char **un;
 		if (!n)
 			return c2c_error_set(err, -ENOMEM, "%s: out of memory for event attributes", pd->path);
 		pd->attrs = n;
+		un = realloc(pd->upd_names, cap * sizeof(*un));
+		if (!un)
+			return c2c_error_set(err, -ENOMEM, "%s: out of memory for event attributes", pd->path);
+		pd->upd_names = un;
 		pd->cap_attrs = cap;
 	}
 	idv = pd_alloc(pd, (nr_ids ? nr_ids : 1) * sizeof(*idv));
@@ -566,6 +571,7 @@ int pd_add_attr(struct perfdata *pd, const struct perf_attr_info *a, const unsig
 	dst->ids = idv;
 	dst->nr_ids = (uint32_t)nr_ids;
 	dst->name = NULL;
+	pd->upd_names[pd->nr_attrs] = NULL;
 	pd->nr_attrs++;
 	return 0;
 }
@@ -607,7 +613,7 @@ static const char *derive_name(struct perfdata *pd, const struct perf_attr_info 
 void pd_name_attrs(struct perfdata *pd)
 {
 	for (size_t i = 0; i < pd->nr_attrs; i++)
-		pd->attrs[i]->name = NULL;
+		pd->attrs[i]->name = pd->upd_names[i];
 	for (size_t d = 0; d < pd->nr_descs; d++) {
 		int idx = -1;
 		if (!pd->descs[d].name)
@@ -624,6 +630,56 @@ void pd_name_attrs(struct perfdata *pd)
 			pd->attrs[i]->name = derive_name(pd, pd->attrs[i]);
 		if (!pd->attrs[i]->name)
 			pd->attrs[i]->name = "?";
+	}
+}
+
+/* PERF_RECORD_EVENT_UPDATE (perf's struct perf_record_event_update): u64
+ * type, u64 id, then the payload of that type. perf record -o - names its
+ * events this way, right after their HEADER_ATTR records. Only the two u64
+ * words are byte-swapped; a name is bytes. */
+enum {
+	EVUPD_UNIT = 0, EVUPD_SCALE = 1, EVUPD_NAME = 2, EVUPD_CPUS = 3,
+	EVUPD_HDR = 24,              /* header + type + id */
+};
+
+int pd_event_update(struct perfdata *pd, const unsigned char *rec, size_t size)
+{
+	const unsigned char *payload = rec + EVUPD_HDR;
+	size_t plen;
+	uint64_t type;
+	int idx;
+
+	if (size < EVUPD_HDR)
+		return -EINVAL;
+	plen = size - EVUPD_HDR;
+	type = pd_u64(pd, rec + 8);
+	/* perf looks the event up by id and rejects the record without one. */
+	idx = perfdata_attr_by_id(pd, pd_u64(pd, rec + 16));
+	if (idx < 0)
+		return -ENOENT;
+	switch (type) {
+	case EVUPD_NAME: {
+		const unsigned char *nul = memchr(payload, 0, plen);
+		char *name;
+		if (!nul || nul == payload)
+			return -EINVAL;   /* unterminated or empty */
+		name = pd_strndup(pd, (const char *)payload, (size_t)(nul - payload));
+		if (!name)
+			return -ENOMEM;
+		pd->upd_names[idx] = name;
+		pd_name_attrs(pd);
+		return 0;
+	}
+	case EVUPD_UNIT:
+		/* Used by perf stat; c2ctui has no use for units. */
+		return memchr(payload, 0, plen) ? 0 : -EINVAL;
+	case EVUPD_SCALE:
+		return plen >= 8 ? 0 : -EINVAL;
+	case EVUPD_CPUS:
+		/* perf_record_cpu_map_data starts with its u16 type. */
+		return plen >= 2 ? 0 : -EINVAL;
+	default:
+		return 0;   /* perf ignores types it does not know too */
 	}
 }
 

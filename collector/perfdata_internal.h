@@ -49,6 +49,10 @@ struct perfdata {
 	/* attrs */
 	struct perf_attr_info **attrs;  /* each owned (pd_alloc), stable addresses */
 	size_t nr_attrs, cap_attrs;
+	/* Per attr (same index and capacity as attrs): the name the latest
+	 * PERF_RECORD_EVENT_UPDATE NAME gave it (pd_alloc), or NULL. Wins over
+	 * EVENT_DESC, as in perf, where the update is always processed later. */
+	const char **upd_names;
 	struct { uint64_t id; int32_t idx; bool used; } *idmap;
 	size_t idmap_cap, idmap_n;
 
@@ -108,8 +112,14 @@ int pd_parse_feature(struct perfdata *pd, unsigned feat, const unsigned char *p,
 /* Adds an attr (decoded) with its ids; names are resolved later. */
 int pd_add_attr(struct perfdata *pd, const struct perf_attr_info *a, const unsigned char *ids,
 		size_t nr_ids, struct c2c_error *err);
-/* Gives every attr a name (EVENT_DESC, else derived from type/config). */
+/* Gives every attr a name (EVENT_UPDATE NAME, else EVENT_DESC, else
+ * derived from type/config). */
 void pd_name_attrs(struct perfdata *pd);
+/* A PERF_RECORD_EVENT_UPDATE record (header included): NAME renames the
+ * attr owning the record's id; UNIT, SCALE and CPUS are checked and
+ * ignored. Returns 0, or negative when the record is malformed or its id
+ * belongs to no attr (the caller counts it as a bad record). */
+int pd_event_update(struct perfdata *pd, const unsigned char *rec, size_t size);
 /* A build-id record (HEADER_BUILD_ID or inside the BUILD_ID feature). */
 int pd_add_build_id(struct perfdata *pd, const unsigned char *p, size_t len);
 

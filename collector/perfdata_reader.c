@@ -325,6 +325,13 @@ static int process_user_record(struct perfdata *pd, const unsigned char *rec, si
 		else
 			pd->hdr.features[0] |= 1ull << PERFDATA_FEAT_BUILD_ID;
 		break;
+	case PERF_REC_EVENT_UPDATE:
+		rc = pd_event_update(pd, rec, size);
+		if (rc == -ENOMEM)
+			return c2c_error_set(err, rc, "%s: out of memory for an event name", pd->path);
+		if (rc < 0)
+			pd->stats.bad_records++;   /* damaged or naming no event: skipped */
+		break;
 	case PERF_REC_HEADER_FEATURE: {
 		uint64_t feat;
 		if (size < 16) {
@@ -733,6 +740,7 @@ void perfdata_close(struct perfdata *pd)
 		free(pd->owned[i]);
 	free(pd->owned);
 	free(pd->attrs);
+	free(pd->upd_names);
 	free(pd->idmap);
 	free(pd->path);
 	free(pd);

@@ -198,6 +198,20 @@ int agg_rep_flush(struct agg *a, struct store *st, struct c2c_error *err);
 int store_lines_seq_precomputed(struct store *st, const struct store_filter *f, unsigned coalesce,
 				struct store_seq_line *lines, size_t n, struct c2c_error *err);
 
+/* ---- the aggregator's thread for bulk loads (store/agg_thread.c) ----- */
+
+struct agg_worker;
+/* Starts a thread that feeds a; 0 or a negative errno. */
+int agg_worker_start(struct agg_worker **w, struct agg *a);
+/* Queue one sample / lock wait (copied). Returns a previous failure of
+ * the aggregation (-ENOMEM) if there was one. */
+int agg_worker_add_sample(struct agg_worker *w, const struct agg_sample *s);
+int agg_worker_add_lock(struct agg_worker *w, const struct agg_lock_sample *l);
+/* Waits until everything queued is in the aggregates (w may be NULL). */
+int agg_worker_drain(struct agg_worker *w);
+/* Drains, stops and frees (w may be NULL). */
+void agg_worker_stop(struct agg_worker *w);
+
 /* ---- the handle ----------------------------------------------------- */
 
 #define SAMPLE_BATCH 16
@@ -233,6 +247,8 @@ struct store {
 	unsigned char *raw_buf;
 	size_t raw_len, raw_cap;
 	struct agg agg;              /* session aggregates, all in memory */
+	struct agg_worker *aggw;     /* bulk loads: agg is updated by this
+	                                thread; drained before agg is read */
 	bool agg_loaded;
 	uint64_t pending;
 	uint64_t counters[STORE_CNT__MAX];

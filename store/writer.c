@@ -375,7 +375,10 @@ int store_add_sample(struct store *st, const struct c2c_sample *smp, const struc
 		.dsym_start = smp->addr - ctx->dsym_offset, .bits = ctx->class_bits, .weight = smp->weight, .event = smp->event,
 		.vaddr = smp->addr, .phys = smp->phys_addr, .cpumode = (uint8_t)smp->cpumode,
 	};
-	if (agg_add_sample(&st->agg, &a) < 0)
+	/* Bulk loads aggregate on their own thread (store/agg_thread.c). */
+	if (st->bulk && !st->aggw && agg_worker_start(&st->aggw, &st->agg) < 0)
+		st->aggw = NULL;  /* no thread: aggregate here */
+	if ((st->aggw ? agg_worker_add_sample(st->aggw, &a) : agg_add_sample(&st->agg, &a)) < 0)
 		return c2c_error_set(err, -ENOMEM, "out of memory while aggregating samples");
 	st->counters[STORE_CNT_SAMPLES]++;
 	st->counters_dirty = true;
@@ -414,7 +417,7 @@ int store_add_lock_wait(struct store *st, const struct store_lock_wait *w, struc
 		.lock_addr = w->lock_addr, .tid = w->tid, .site = w->site, .dsym = w->dsym,
 		.dsym_start = dsym_start, .flags = w->flags, .wait_ns = w->wait_ns,
 	};
-	if (agg_add_lock(&st->agg, &a) < 0)
+	if ((st->aggw ? agg_worker_add_lock(st->aggw, &a) : agg_add_lock(&st->agg, &a)) < 0)
 		return c2c_error_set(err, -ENOMEM, "out of memory while aggregating lock waits");
 	st->counters[STORE_CNT_LOCK_WAITS]++;
 	st->counters_dirty = true;
@@ -430,6 +433,8 @@ int store_commit(struct store *st, struct c2c_error *err)
 		return c2c_error_set(err, -EROFS, "%s: opened read-only", st->path);
 	if (!st->in_txn)
 		return 0;
+	if (agg_worker_drain(st->aggw) < 0)
+		return c2c_error_set(err, -ENOMEM, "out of memory while aggregating samples");
 	if ((r = store_flush_samples(st, err)) < 0 || (r = agg_flush(&st->agg, st, "main", err)) < 0 ||
 	    (r = store_write_counters(st, err)) < 0)
 		return r;
@@ -484,10 +489,18 @@ int store_set_bulk_load(struct store *st, bool on, struct c2c_error *err)
 		return 0;
 	if (st->in_txn && (r = store_commit(st, err)) < 0)
 		return r;
+	if (!on) {
+		/* everything is aggregated (the commit drained it) */
+		agg_worker_stop(st->aggw);
+		st->aggw = NULL;
+	}
 	/* A rollback journal copies only the pages a commit changes, while
 	 * WAL writes every new page twice (log, then checkpoint): half the
 	 * I/O for a bulk load. Both keep every commit. */
-	if ((r = store_exec(st, on ? "PRAGMA journal_mode = TRUNCATE;" : "PRAGMA journal_mode = WAL;", err)) < 0)
+	/* A bulk load appends: a small page cache is enough (and keeps the
+	 * peak RSS down); readers and live writers get the usual one. */
+	if ((r = store_exec(st, on ? "PRAGMA journal_mode = TRUNCATE; PRAGMA cache_size = -8192;"
+				   : "PRAGMA journal_mode = WAL; PRAGMA cache_size = -32768;", err)) < 0)
 		return r;
 	st->bulk = on;
 	return 0;

@@ -29,7 +29,7 @@ static void usage(FILE *out)
 		"  -o, --output FILE    the session file to create (must not exist)\n"
 		"      --symfs DIR      look for binaries under DIR (like perf --symfs)\n"
 		"  -k, --kallsyms FILE  kernel symbols (default: /proc/kallsyms when recorded on this host)\n"
-		"      --batch N        samples per transaction (default 500000)\n"
+		"      --batch N        samples per transaction (default 16000000)\n"
 		"  -q, --quiet          no progress line and no summary\n"
 		"  -h, --help           this text\n");
 }

@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define DEFAULT_BATCH 500000
+#define DEFAULT_BATCH 16000000     /* a commit rewrites every changed aggregate row: few of them */
 #define CACHE_BITS 16                 /* 64K entries per lookup cache */
 #define CTX_MAX ((uint64_t)-4095)     /* PERF_CONTEXT_* markers are >= this */
 #define CTX_HV ((uint64_t)-32)

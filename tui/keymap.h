@@ -35,6 +35,8 @@ enum action {
 	ACT_REDRAW,
 	ACT_REFRESH,
 	ACT_SHOW_ALL,
+	ACT_COLS_RIGHT,
+	ACT_COLS_LEFT,
 	ACT_ASSIGN,       /* diff view: assign a type to an object by hand (view_layout.c) */
 	ACT_PICK_LEFT,    /* while choosing a sort column */
 	ACT_PICK_RIGHT,

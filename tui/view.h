@@ -135,6 +135,13 @@ void view_message(struct explorer *ex, int error, const char *fmt, ...) __attrib
 /* Data, filters or mode changed: every view re-runs its queries when shown. */
 void view_invalidate(struct explorer *ex);
 
+/* Parses the filter language ("sym:NAME cpu:N node:N pid:N tid:N hitm:N";
+ * a bare word is a symbol; empty text: no filter) into *f, keeping f's time
+ * window. The symbol is copied into sym (f->symbol points there). On error
+ * returns -EINVAL with one sentence in msg and leaves *f alone. */
+int view_filter_parse(const char *text, struct store_filter *f, char *sym, size_t sym_size, char *msg,
+		      size_t msg_size);
+
 /* A view changed ex->filter: reload the summary, re-run every view's
  * queries, pop `pop` views, and say `what` in the status line. */
 void view_filter_changed(struct explorer *ex, int pop, const char *what);

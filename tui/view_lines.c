@@ -96,6 +96,7 @@ static int lines_open(struct view *v, struct c2c_error *err)
 {
 	if (!v->table.cols) {
 		table_init(&v->table, lines_cols, LC__COUNT);
+		v->table.frozen = 2;   /* rank and address stay when scrolling columns */
 		v->table.sort_col = LC_SHARE;
 		v->table.sort_desc = 1;
 	}
@@ -185,9 +186,10 @@ static void lines_title(struct view *v, char *buf, size_t size)
 	struct lines_priv *p = v->priv;
 	const struct table *t = &v->table;
 
-	snprintf(buf, size, "%s: %" PRIu64 " shown, share of %s %s  (sort: %s %s)",
+	snprintf(buf, size, "%s: %" PRIu64 " shown, share of %s%s  (sort: %s %s)",
 		 p->show_all ? "All cache lines" : "Hot cache lines", p->total,
-		 view_mode_name(v->ex->mode), v->ex->mode == STORE_MODE_PEER ? "peer snoops" : "HITM",
+		 v->ex->mode == STORE_MODE_PEER ? "" : view_mode_name(v->ex->mode),
+		 v->ex->mode == STORE_MODE_PEER ? "peer snoops" : " HITM",
 		 t->sort_col >= 0 ? t->cols[t->sort_col].title : "-", t->sort_desc ? "desc" : "asc");
 }
 

@@ -186,6 +186,12 @@ static void draw_title(struct explorer *ex, struct view *v)
 	buf[0] = 0;
 	if (v->q.ops->title)
 		v->q.ops->title(v, buf, sizeof(buf));
+	/* Columns that did not fit are a key away: say which way. */
+	if (v->table.cols && (v->table.hidden_right || v->table.scroll)) {
+		size_t len = strlen(buf);
+		snprintf(buf + len, sizeof(buf) - len, "  [%s%s%s columns]", v->table.scroll ? "<" : "",
+			 v->table.scroll && v->table.hidden_right ? " " : "", v->table.hidden_right ? ">" : "");
+	}
 	term_field(ex->header_h, 0, ex->cols, TH_TITLE, buf);
 }
 
@@ -400,60 +406,18 @@ static void picker_action(struct explorer *ex, struct view *v, enum action a)
 	ex->dirty |= DIRTY_BODY | DIRTY_STATUS;
 }
 
-static int parse_num(const char *s, long *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtol(s, &end, 0);
-	return !errno && end != s && *end == 0;
-}
-
-/* "sym:NAME cpu:N node:N pid:N tid:N hitm:N"; a bare word is a symbol.
- * Empty text clears the filters (the time window stays). */
+/* Applies the `f` prompt's text (view_filter.c); the time window stays. */
 static int apply_filter(struct explorer *ex, const char *text)
 {
-	struct store_filter f;
-	char buf[256], *save = NULL, *tok;
-	char sym[128] = "";
-	long n;
+	struct store_filter f = ex->filter;
+	char sym[sizeof(ex->filter_symbol)], msg[256];
 
-	store_filter_init(&f);
-	f.time_from = ex->filter.time_from;
-	f.time_to = ex->filter.time_to;
-	snprintf(buf, sizeof(buf), "%s", text);
-	for (tok = strtok_r(buf, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
-		char *colon = strchr(tok, ':');
-		const char *key = colon ? tok : "sym";
-		const char *val = colon ? colon + 1 : tok;
-
-		if (colon)
-			*colon = 0;
-		if (!strcmp(key, "sym") || !strcmp(key, "symbol")) {
-			snprintf(sym, sizeof(sym), "%s", val);
-			continue;
-		}
-		if (!parse_num(val, &n) || n < 0) {
-			view_message(ex, 1, "filter: '%s' is not a number (try cpu:3 node:1 pid:42 tid:43 hitm:5)", val);
-			return -EINVAL;
-		}
-		if (!strcmp(key, "cpu"))
-			f.cpu = (int32_t)n;
-		else if (!strcmp(key, "node"))
-			f.node = (int32_t)n;
-		else if (!strcmp(key, "pid"))
-			f.pid = (int32_t)n;
-		else if (!strcmp(key, "tid") || !strcmp(key, "thread"))
-			f.tid = (int32_t)n;
-		else if (!strcmp(key, "hitm"))
-			f.min_hitm = (uint64_t)n;
-		else {
-			view_message(ex, 1, "filter: unknown key '%s' (sym cpu node pid tid hitm)", key);
-			return -EINVAL;
-		}
+	if (view_filter_parse(text, &f, sym, sizeof(sym), msg, sizeof(msg)) < 0) {
+		view_message(ex, 1, "%s", msg);
+		return -EINVAL;
 	}
 	snprintf(ex->filter_symbol, sizeof(ex->filter_symbol), "%s", sym);
-	f.symbol = sym[0] ? ex->filter_symbol : NULL;
+	f.symbol = f.symbol ? ex->filter_symbol : NULL;
 	ex->filter = f;
 	return 0;
 }
@@ -597,6 +561,12 @@ static void global_action(struct explorer *ex, struct view *v, enum action a)
 		q.line = STORE_ALL_LINES;
 		q.cpu = -1;
 		view_push(ex, &q);
+		break;
+	case ACT_COLS_RIGHT:
+	case ACT_COLS_LEFT:
+		if (!v->table.cols || !table_scroll_cols(&v->table, a == ACT_COLS_RIGHT ? 1 : -1))
+			view_message(ex, 0, "%s", a == ACT_COLS_RIGHT ? "no more columns to the right" : "at the first columns");
+		ex->dirty |= DIRTY_BODY;
 		break;
 	case ACT_REDRAW:
 		term_invalidate();

@@ -67,6 +67,9 @@ struct table {
 	int sort_col;        /* index into cols, -1: none */
 	int sort_desc;
 	int pick_col;        /* column being chosen with 's', -1 when not picking */
+	int frozen;          /* leading columns that never scroll away (default 1) */
+	int scroll;          /* columns after the frozen ones scrolled out (< and >) */
+	int hidden_right;    /* columns that did not fit on the right (layout output) */
 	/* drawing state */
 	long drawn_top, drawn_cursor;
 	int widths[32];      /* laid-out column widths for the current width */
@@ -90,6 +93,8 @@ void table_layout(struct table *t);
 void table_draw_header(struct table *t, int y);
 /* Draws one data row (cells[ncols]) at screen row y. */
 void table_draw_row(struct table *t, int y, const struct table_cell *cells, int selected);
+/* Scrolls the columns after the frozen ones by delta; 1 when it moved. */
+int table_scroll_cols(struct table *t, int delta);
 /* The column under screen column x, or -1. */
 int table_col_at(const struct table *t, int x);
 /* Marks what was drawn (call after a repaint). */

@@ -15,6 +15,7 @@ void table_init(struct table *t, const struct table_col *cols, int ncols)
 	t->ncols = ncols > 32 ? 32 : ncols;
 	t->sort_col = -1;
 	t->pick_col = -1;
+	t->frozen = 1;
 	t->drawn_top = -1;
 	t->drawn_cursor = -1;
 }
@@ -94,16 +95,23 @@ void table_layout(struct table *t)
 	int fixed = 0, nflex = 0, left, shown = 0;
 
 	/* Fixed columns first, left to right, until the width runs out; the
-	 * flexible ones share the rest (at least their minimum). */
+	 * flexible ones share the rest (at least their minimum). Columns
+	 * scrolled out with '>' are skipped. */
+	t->hidden_right = 0;
 	for (int i = 0; i < t->ncols; i++) {
 		const struct table_col *c = &t->cols[i];
 		int need = c->width ? c->width : c->min_width;
 
+		if (i >= t->frozen && i < t->frozen + t->scroll) {
+			t->widths[i] = 0;
+			continue;
+		}
 		/* The first column that does not fit hides itself and all the
 		 * ones after it: columns are listed by importance. */
 		if (fixed + need + (shown ? 1 : 0) > t->width) {
 			for (int j = i; j < t->ncols; j++)
 				t->widths[j] = 0;
+			t->hidden_right = t->ncols - i;
 			break;
 		}
 		fixed += need + (shown ? 1 : 0);
@@ -121,6 +129,22 @@ void table_layout(struct table *t)
 		left -= add;
 		nflex--;
 	}
+}
+
+int table_scroll_cols(struct table *t, int delta)
+{
+	int old = t->scroll;
+
+	/* Right only while columns are hidden there; left down to none. */
+	if (delta > 0 && !t->hidden_right)
+		return 0;
+	t->scroll += delta;
+	if (t->scroll > t->ncols - t->frozen - 1)
+		t->scroll = t->ncols - t->frozen - 1;
+	if (t->scroll < 0)
+		t->scroll = 0;
+	table_layout(t);
+	return t->scroll != old;
 }
 
 int table_col_at(const struct table *t, int x)

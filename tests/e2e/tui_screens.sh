@@ -70,6 +70,8 @@ if step start2 tui_start 80 24 -- "$C2CTUI" open s.db; then
   step filter tui_key f && step filter-type tui_type cpu:8 && step filter-enter tui_key Enter && expect filter_cpu8
   step filter-bad tui_key f C-u && step filter-type2 tui_type cpu:x && step filter-enter2 tui_key Enter && expect filter_bad
   step unfilter tui_key F && expect unfiltered
+  step cols-right tui_key '>' '>' && expect cols_scrolled
+  step cols-left tui_key '<' '<' '<' && expect cols_back
   step mode tui_key d && expect mode_lcl
   step mode-peer tui_key d d && expect mode_peer
   step help tui_key '?' && expect help_80x24

@@ -603,6 +603,167 @@ static void test_pipe_attr_pointers_stable(void)
 	perfdata_close(pd);
 }
 
+/* PERF_RECORD_EVENT_UPDATE: u64 type, u64 id, then the payload (a NUL-padded
+ * name for NAME). */
+enum { EVUPD_UNIT = 0, EVUPD_SCALE = 1, EVUPD_NAME = 2, EVUPD_CPUS = 3 };
+
+static void add_event_update(struct pdb *p, uint64_t type, uint64_t id, const void *payload, size_t len)
+{
+	size_t at = pdb_rec_begin(p, PERF_REC_EVENT_UPDATE, 0);
+	pdb_u64(p, type);
+	pdb_u64(p, id);
+	pdb_bytes(p, payload, len);
+	pdb_bytes(p, NULL, ((len + 7) & ~(size_t)7) - len);
+	pdb_rec_end(p, at);
+}
+
+static void add_update_name(struct pdb *p, uint64_t id, const char *name)
+{
+	add_event_update(p, EVUPD_NAME, id, name, strlen(name) + 1);
+}
+
+/* A pipe stream as perf record -o - writes it: each HEADER_ATTR followed by
+ * EVENT_UPDATE NAME records, here also mid-stream ones, the other update
+ * types, and damaged ones that must be skipped. */
+static void build_pipe_event_update(struct pdb *p)
+{
+	struct tattr loads = std_attr(136, 0x1cd, ID_LOADS), stores = std_attr(136, 0x82d0, ID_STORES);
+	size_t at;
+
+	pdb_bytes(p, p->be ? "2ELIFREP" : "PERFILE2", 8);
+	pdb_u64(p, 16);
+	at = pdb_rec_begin(p, PERF_REC_HEADER_ATTR, 0);
+	pdb_attr(p, &loads, loads.size);
+	pdb_u64(p, loads.ids[0]);
+	pdb_u64(p, loads.ids[1]);
+	pdb_rec_end(p, at);
+	add_update_name(p, ID_LOADS, "old-name");
+	/* the attr's second id names it too; the latest name wins */
+	add_update_name(p, ID_LOADS + 1, "cpu/mem-loads,ldlat=30/P");
+	add_sample(p, ID_LOADS, 0x400100, 42, 2000, 0x40);
+	add_round(p);
+	at = pdb_rec_begin(p, PERF_REC_HEADER_ATTR, 0);
+	pdb_attr(p, &stores, stores.size);
+	pdb_u64(p, stores.ids[0]);
+	pdb_u64(p, stores.ids[1]);
+	pdb_rec_end(p, at);
+	add_sample(p, ID_STORES, 0x400200, 42, 2001, 0x80);
+	add_round(p);
+	/* named only after its samples */
+	add_update_name(p, ID_STORES, "cpu/mem-stores/P");
+	/* kept or ignored, never renaming */
+	add_event_update(p, EVUPD_UNIT, ID_LOADS, "ns", 3);
+	{
+		struct pdb sc = { .be = p->be };
+		pdb_u64(&sc, 0x3ff0000000000000ull);   /* 1.0 */
+		add_event_update(p, EVUPD_SCALE, ID_LOADS, sc.b, sc.n);
+		pdb_free(&sc);
+	}
+	add_event_update(p, EVUPD_CPUS, ID_STORES, "\0\0\1\0\0\0\0\0", 8);
+	add_event_update(p, 77, ID_LOADS, "whatever", 8);           /* unknown type: ignored */
+	/* damaged: each skipped and counted as a bad record */
+	add_event_update(p, EVUPD_NAME, ID_LOADS, "sixteen-bytes-xx", 16);   /* no NUL */
+	{
+		/* unterminated exactly at the record end */
+		at = pdb_rec_begin(p, PERF_REC_EVENT_UPDATE, 0);
+		pdb_u64(p, EVUPD_NAME);
+		pdb_u64(p, ID_LOADS);
+		pdb_bytes(p, "ABCDEFGH", 8);
+		pdb_rec_end(p, at);
+	}
+	add_update_name(p, 999, "no-such-event");
+	add_update_name(p, ID_STORES, "");
+	at = pdb_rec_begin(p, PERF_REC_EVENT_UPDATE, 0);         /* no id: too small */
+	pdb_u64(p, EVUPD_NAME);
+	pdb_rec_end(p, at);
+	at = pdb_rec_begin(p, PERF_REC_EVENT_UPDATE, 0);         /* header only */
+	pdb_rec_end(p, at);
+	add_event_update(p, EVUPD_UNIT, ID_LOADS, "sixteen-bytes-xx", 16);
+	add_event_update(p, EVUPD_SCALE, ID_LOADS, NULL, 0);
+	add_sample(p, ID_LOADS, 0x400300, 42, 2002, 0xc0);
+	add_round(p);
+}
+
+static void check_pipe_event_update(struct perfdata *pd, const char *what)
+{
+	struct perfdata_record r;
+	struct c2c_error err;
+	int rc, updates = 0, samples = 0;
+
+	while ((rc = perfdata_next(pd, &r, &err)) > 0) {
+		if (r.type == PERF_REC_EVENT_UPDATE && updates++ == 1)
+			/* names are visible once their record has been delivered */
+			CHECK_STR(perfdata_attr(pd, 0)->name, "cpu/mem-loads,ldlat=30/P");
+		if (r.kind == PERFDATA_SAMPLE) {
+			CHECK(r.attr >= 0 && perfdata_attr(pd, (size_t)r.attr) != NULL);
+			samples++;
+		}
+	}
+	if (rc != 0)
+		test_failf(__FILE__, __LINE__, "%s: perfdata_next %d: %s", what, rc, err.msg);
+	CHECK(rc == 0);
+	CHECK_EQ_U64(samples, 3);
+	CHECK_EQ_U64(perfdata_nr_attrs(pd), 2);
+	CHECK_STR(perfdata_attr(pd, 0)->name, "cpu/mem-loads,ldlat=30/P");
+	CHECK_STR(perfdata_attr(pd, 1)->name, "cpu/mem-stores/P");
+	CHECK_EQ_U64(perfdata_stats(pd)->records[PERF_REC_EVENT_UPDATE], 15);
+	CHECK_EQ_U64(perfdata_stats(pd)->bad_records, 8);
+}
+
+static void test_pipe_event_update_names(void)
+{
+	for (int be = 0; be < 2 && !test_current.failed; be++) {
+		struct pdb p = { .be = be };
+		struct perfdata *pd;
+		struct c2c_error err;
+		const char *path;
+
+		build_pipe_event_update(&p);
+		path = pdb_save(&p, test_tmpdir(), be ? "pipe-evupd-be.data" : "pipe-evupd.data");
+		CHECK(perfdata_open(&pd, path, &err) == 0);
+		check_pipe_event_update(pd, be ? "big-endian file" : "file");
+		perfdata_close(pd);
+		/* the same bytes from memory, unordered */
+		CHECK(perfdata_open_mem(&pd, p.b, p.n, "mem", &err) == 0);
+		perfdata_set_ordered(pd, false);
+		check_pipe_event_update(pd, "unordered memory");
+		perfdata_close(pd);
+		pdb_free(&p);
+	}
+}
+
+/* The same through a real pipe (the stream path copies each record). */
+static void test_pipe_event_update_real_pipe(void)
+{
+	struct pdb p = { 0 };
+	struct perfdata *pd;
+	struct c2c_error err;
+	int fds[2];
+	pid_t child;
+
+	build_pipe_event_update(&p);
+	CHECK(pipe(fds) == 0);
+	child = fork();
+	CHECK(child >= 0);
+	if (child == 0) {
+		size_t off = 0;
+		close(fds[0]);
+		while (off < p.n) {
+			ssize_t w = write(fds[1], p.b + off, p.n - off);
+			if (w <= 0)
+				_exit(1);
+			off += (size_t)w;
+		}
+		_exit(0);
+	}
+	close(fds[1]);
+	pdb_free(&p);
+	CHECK(perfdata_open_fd(&pd, fds[0], "pipe:", &err) == 0);
+	check_pipe_event_update(pd, "real pipe");
+	perfdata_close(pd);
+	waitpid(child, NULL, 0);
+}
+
 /* A real pipe: the reader cannot map it and reads it as a stream. */
 static void test_pipe_format_real_pipe(void)
 {
@@ -1214,6 +1375,8 @@ TEST_MAIN(
 	TEST_CASE(test_pipe_format_file),
 	TEST_CASE(test_pipe_attr_pointers_stable),
 	TEST_CASE(test_pipe_format_real_pipe),
+	TEST_CASE(test_pipe_event_update_names),
+	TEST_CASE(test_pipe_event_update_real_pipe),
 	TEST_CASE(test_file_format_through_pipe),
 	TEST_CASE(test_open_stdin),
 	TEST_CASE(test_ordering_rounds),

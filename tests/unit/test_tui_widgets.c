@@ -1,12 +1,15 @@
 /* Unit tests of the TUI's pure parts: text measuring/clipping, heat bars,
- * number formats, table cursor/scroll/layout, the prompt, the keymap and
- * the theme's NO_COLOR rule. No terminal needed. */
+ * number formats, table cursor/scroll/layout, the prompt, the keymap, the
+ * theme's NO_COLOR rule and the filter language. No terminal needed. */
 #include "tests/unit/test.h"
+#include "store/store.h"
 #include "tui/keymap.h"
+#include "tui/view.h"
 #include "tui/term.h"
 #include "tui/theme.h"
 #include "tui/widget.h"
 
+#include <errno.h>
 #include <locale.h>
 
 static void test_text_ascii(void)
@@ -124,6 +127,23 @@ static void test_table_layout(void)
 	CHECK(t.widths[1] == 30 - 4 - 1 - 6 - 1);
 	table_resize(&t, 10, 12);
 	CHECK(t.widths[0] == 4 && t.widths[1] == 0 && t.widths[2] == 0);
+	/* Scrolling columns: the frozen first column stays, the next ones
+	 * make room for what did not fit. */
+	table_resize(&t, 10, 30);
+	CHECK(t.hidden_right == 1);
+	CHECK(table_scroll_cols(&t, 1) == 1);
+	CHECK(t.widths[0] == 4 && t.widths[1] == 0 && t.widths[2] == 6 && t.widths[3] == 0);
+	/* "Wide" (30) never fits in 30 columns beside the frozen one: the
+	 * scroll stops at the last column. */
+	CHECK(table_scroll_cols(&t, 1) == 1);
+	CHECK(t.widths[0] == 4 && t.widths[2] == 0 && t.widths[3] == 0);
+	CHECK(table_scroll_cols(&t, 1) == 0);
+	table_resize(&t, 10, 40);
+	CHECK(t.widths[3] == 30 && t.hidden_right == 0);
+	CHECK(table_scroll_cols(&t, 1) == 0);   /* nothing more on the right */
+	CHECK(table_scroll_cols(&t, -5) == 1);
+	CHECK(t.scroll == 0 && t.widths[1] == 40 - 4 - 1 - 6 - 1);
+	CHECK(table_scroll_cols(&t, -1) == 0);
 }
 
 static void test_table_cursor(void)
@@ -240,6 +260,39 @@ static void test_theme(void)
 	CHECK(theme_style((enum theme_elem)999) == theme_style(TH_NORMAL));
 }
 
+static void test_filter_parse(void)
+{
+	struct store_filter f;
+	char sym[128], msg[256];
+
+	store_filter_init(&f);
+	f.time_from = 5;
+	f.time_to = 9;
+	CHECK(view_filter_parse("cpu:3 node:1 pid:42 tid:43 hitm:5 sym:counter", &f, sym, sizeof(sym), msg,
+				sizeof(msg)) == 0);
+	CHECK(f.cpu == 3 && f.node == 1 && f.pid == 42 && f.tid == 43 && f.min_hitm == 5);
+	CHECK_STR(f.symbol, "counter");
+	CHECK(f.symbol == sym);
+	/* The time window is not the filter's business. */
+	CHECK(f.time_from == 5 && f.time_to == 9);
+	/* A bare word is a symbol, C++ names included. */
+	CHECK(view_filter_parse("ns::obj", &f, sym, sizeof(sym), msg, sizeof(msg)) == 0);
+	CHECK_STR(f.symbol, "ns::obj");
+	CHECK(f.cpu == -1 && f.node == -1 && f.min_hitm == 0);
+	/* Empty text clears every filter. */
+	CHECK(view_filter_parse("  ", &f, sym, sizeof(sym), msg, sizeof(msg)) == 0);
+	CHECK(f.symbol == NULL && f.cpu == -1 && f.tid == -1);
+	/* Errors leave the filter alone and say why. */
+	f.cpu = 7;
+	CHECK(view_filter_parse("cpu:x", &f, sym, sizeof(sym), msg, sizeof(msg)) == -EINVAL);
+	CHECK(f.cpu == 7);
+	CHECK(strstr(msg, "'x' is not a number"));
+	CHECK(view_filter_parse("cpu:-1", &f, sym, sizeof(sym), msg, sizeof(msg)) == -EINVAL);
+	CHECK(view_filter_parse("node:", &f, sym, sizeof(sym), msg, sizeof(msg)) == -EINVAL);
+	CHECK(view_filter_parse("hitm:0x10", &f, sym, sizeof(sym), msg, sizeof(msg)) == 0);
+	CHECK(f.min_hitm == 16);
+}
+
 TEST_MAIN(
 	TEST_CASE(test_text_ascii),
 	TEST_CASE(test_text_utf8),
@@ -250,4 +303,5 @@ TEST_MAIN(
 	TEST_CASE(test_prompt),
 	TEST_CASE(test_keymap),
 	TEST_CASE(test_theme),
+	TEST_CASE(test_filter_parse),
 )
