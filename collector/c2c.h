@@ -179,6 +179,12 @@ static inline uint64_t c2c_cl_address(uint64_t addr, uint32_t line_size, bool do
 	uint64_t sz = (uint64_t)(line_size ? line_size : 64) * (double_cl ? 2 : 1);
 	return addr & ~(sz - 1);
 }
+/* A line key (cache-line address | identity variant, see
+ * collector/c2c_lineid.h) without its variant: the address to print. */
+static inline uint64_t c2c_line_display(uint64_t line_key, uint32_t line_size)
+{
+	return line_key & ~((uint64_t)(line_size ? line_size : 64) - 1);
+}
 static inline uint64_t c2c_cl_offset(uint64_t addr, uint32_t line_size, bool double_cl)
 {
 	uint64_t sz = (uint64_t)(line_size ? line_size : 64) * (double_cl ? 2 : 1);

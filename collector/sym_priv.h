@@ -27,6 +27,10 @@ struct sym_map {
 	struct sym_dso *dso;     /* the file (and its build-id); NULL when not
 	                            file-backed, or a kernel map without build-id */
 	uint32_t prot, flags;
+	/* perf's dso id (maj, min, ino, ino_generation), all 0 for anonymous
+	 * memory and kernel maps: the c2c line identity (c2c_lineid.h). */
+	uint32_t maj, min;
+	uint64_t ino, ino_generation;
 };
 
 /* A sorted array of maps. User maps never overlap (inserting replaces the

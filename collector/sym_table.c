@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -306,6 +307,37 @@ static int kernel_mmap(struct symtab *st, const struct c2c_mmap *m)
 	return sym_maps_insert(st->kmaps, &map);
 }
 
+static uint32_t le32_at(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t le64_at(const uint8_t *p)
+{
+	return (uint64_t)le32_at(p) | (uint64_t)le32_at(p + 4) << 32;
+}
+
+/* perf takes the dso id from the MMAP2 record's maj/min/ino/ino_generation
+ * words even when they hold a build-id (PERF_RECORD_MISC_MMAP_BUILD_ID, a
+ * union): size byte + 3 reserved bytes, then the 20 id bytes. Rebuilt
+ * here so a file map never looks anonymous (recorded little-endian). */
+static void map_set_id(struct sym_map *map, const struct c2c_mmap *m)
+{
+	if (m->build_id_size) {
+		uint8_t b[20] = { 0 };
+		memcpy(b, m->build_id, m->build_id_size);
+		map->maj = m->build_id_size;
+		map->min = le32_at(b);
+		map->ino = le64_at(b + 4);
+		map->ino_generation = le64_at(b + 12);
+		return;
+	}
+	map->maj = m->maj;
+	map->min = m->min;
+	map->ino = m->ino;
+	map->ino_generation = m->ino_generation;
+}
+
 int symtab_mmap(struct symtab *st, const struct c2c_mmap *m)
 {
 	if (!m->filename)
@@ -322,6 +354,7 @@ int symtab_mmap(struct symtab *st, const struct c2c_mmap *m)
 	};
 	if (!map.name)
 		return -ENOMEM;
+	map_set_id(&map, m);
 	uint8_t bid[20];
 	size_t bn = record_bid(st, m, map.name, bid);
 	/* [vdso] has no file, but perf record keeps a copy in its build-id
@@ -421,6 +454,35 @@ bool symtab_addr_mapped(struct symtab *st, int32_t pid, int32_t tid,
 {
 	struct sym_thread *th = sym_threads_findnew(st->threads, pid, tid);
 	return find_map(st, th, cpumode, addr) != NULL;
+}
+
+bool symtab_data_map_id(struct symtab *st, int32_t pid, int32_t tid, uint8_t cpumode,
+			uint64_t addr, struct c2c_map_id *out)
+{
+	struct sym_thread *th = sym_threads_findnew(st->threads, pid, tid);
+	const struct sym_map *m = find_map(st, th, cpumode, addr);
+
+	memset(out, 0, sizeof(*out));
+	if (!m)
+		return false;
+	out->mapped = true;
+	/* the kernel's maps carry no dso id in perf */
+	if (cpumode == C2C_MODE_KERNEL)
+		return true;
+	out->shared = (m->flags & MAP_SHARED) != 0;
+	out->maj = m->maj;
+	out->min = m->min;
+	out->ino = m->ino;
+	out->ino_generation = m->ino_generation;
+	return true;
+}
+
+void symtab_line_ident(struct symtab *st, const struct c2c_sample *s, struct c2c_line_ident *out)
+{
+	struct c2c_map_id id;
+
+	symtab_data_map_id(st, s->pid, s->tid, s->cpumode, s->addr, &id);
+	c2c_line_ident_init(out, s->cpumode, s->pid, &id);
 }
 
 static const struct sym_map *find_ip_map(struct symtab *st, struct sym_thread *th,

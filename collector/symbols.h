@@ -26,6 +26,7 @@
 #include <elfutils/libdw.h>
 #include <gelf.h>
 
+#include "collector/c2c_lineid.h"
 #include "collector/error.h"
 #include "collector/sample.h"
 
@@ -104,6 +105,17 @@ const char *symtab_thread_comm(struct symtab *st, int32_t pid, int32_t tid);
  * non-leader thread then shares its process's maps), as perf does. */
 bool symtab_addr_mapped(struct symtab *st, int32_t pid, int32_t tid,
 			uint8_t cpumode, uint64_t addr);
+/* The identity of the map holding a sample's data address, looked up as
+ * symtab_addr_mapped does (perf's daddr map), for the c2c line key
+ * (collector/c2c_lineid.h): dso id (maj/min/ino/ino_generation as
+ * recorded; 0 for anonymous memory and kernel maps) and MAP_SHARED.
+ * Returns out->mapped; out is all zero when unmapped. */
+bool symtab_data_map_id(struct symtab *st, int32_t pid, int32_t tid, uint8_t cpumode,
+			uint64_t addr, struct c2c_map_id *out);
+/* The sample's line identity for perf's dcacheline key: its cpumode, the
+ * identity of its data map (symtab_data_map_id) and, for private
+ * anonymous user memory, its pid (c2c_line_ident_init). */
+void symtab_line_ident(struct symtab *st, const struct c2c_sample *s, struct c2c_line_ident *out);
 /* perf's lookup for a sample's code address (ip__resolve_ams): the user
  * maps, then the kernel maps, whatever the sample's cpumode. */
 bool symtab_ip_mapped(struct symtab *st, int32_t pid, int32_t tid, uint64_t ip);

@@ -114,7 +114,8 @@ static void set_dsym(struct agg_ent *e, const struct agg_sample *s)
 
 int agg_add_sample(struct agg *a, const struct agg_sample *s)
 {
-	uint64_t line = c2c_cl_address(s->addr, a->line_size, false);
+	/* the line key: address | perf's identity variant (c2c_lineid.h) */
+	uint64_t line = c2c_cl_address(s->addr, a->line_size, false) | s->line_var;
 	uint64_t off = c2c_cl_offset(s->addr, a->line_size, false);
 	uint64_t thr = ((uint64_t)(uint32_t)s->pid << 32) | (uint32_t)s->tid;
 	bool has_cpu = s->cpu != UINT32_MAX;

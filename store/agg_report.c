@@ -18,8 +18,9 @@
 
 /* One Pareto row of the default coalescing (offset, iaddr) on a line. */
 struct rep_row {
-	uint64_t addr;               /* line + offset */
+	uint64_t addr;               /* line address + offset */
 	uint64_t ip;
+	uint8_t var;                 /* the line key's identity variant (c2c_lineid.h) */
 	struct store_lat lat;
 	struct store_phys phys;
 	bool dirty;
@@ -144,20 +145,21 @@ static int rehash(struct agg_rep *r)
 	return 0;
 }
 
-static struct rep_row *row_get(struct agg_rep *r, uint64_t addr, uint64_t ip)
+static struct rep_row *row_get(struct agg_rep *r, uint64_t addr, uint64_t ip, uint8_t var)
 {
 	size_t j;
 
 	if ((r->nrows + 1) * 4 > r->cap * 3 && rehash(r) < 0)
 		return NULL;
 	for (j = row_hash(addr, ip) & (r->cap - 1); r->slots[j]; j = (j + 1) & (r->cap - 1))
-		if (r->slots[j]->addr == addr && r->slots[j]->ip == ip)
+		if (r->slots[j]->addr == addr && r->slots[j]->ip == ip && r->slots[j]->var == var)
 			return r->slots[j];
 	r->slots[j] = calloc(1, sizeof(**r->slots));
 	if (!r->slots[j])
 		return NULL;
 	r->slots[j]->addr = addr;
 	r->slots[j]->ip = ip;
+	r->slots[j]->var = var;
 	r->nrows++;
 	return r->slots[j];
 }
@@ -200,7 +202,7 @@ int agg_rep_add(struct agg *a, struct agg_ent *line_ent, struct agg_ent *par_ent
 		line_ent->rep = l;
 	}
 	if (!row) {
-		row = row_get(r, line + par_ent->key[1], s->ip);
+		row = row_get(r, c2c_line_display(line, a->line_size) + par_ent->key[1], s->ip, s->line_var);
 		if (!row)
 			return -ENOMEM;
 		par_ent->rep = row;
@@ -263,7 +265,7 @@ int agg_rep_flush(struct agg *a, struct store *st, struct c2c_error *err)
 		const struct rep_row *x = r->drows[i];
 		uint64_t line = c2c_cl_address(x->addr, a->line_size, false);
 
-		sqlite3_bind_int64(sr, 1, (sqlite3_int64)line);
+		sqlite3_bind_int64(sr, 1, (sqlite3_int64)(line | x->var));
 		sqlite3_bind_int64(sr, 2, (sqlite3_int64)(x->addr - line));
 		sqlite3_bind_int64(sr, 3, (sqlite3_int64)x->ip);
 		sqlite3_bind_int64(sr, 4, (sqlite3_int64)x->phys.node_mask);
@@ -356,11 +358,11 @@ static int maps_load(struct store *st, struct map_ent **out, size_t *n, struct c
 	return 0;
 }
 
-/* The newest map of pid (or a kernel map, pid -1) holding addr at time t. */
+/* The newest map of pid (-1: the kernel maps) holding addr at time t. */
 static const struct map_ent *maps_find(const struct map_ent *m, size_t n, int32_t pid, uint64_t addr, uint64_t t)
 {
 	for (size_t i = n; i-- > 0;)
-		if ((m[i].pid == pid || m[i].pid == -1) && addr >= m[i].start && addr < m[i].end &&
+		if (m[i].pid == pid && addr >= m[i].start && addr < m[i].end &&
 		    (!t || !m[i].time || m[i].time <= t))
 			return &m[i];
 	return NULL;
@@ -441,7 +443,10 @@ int store_lines_seq_precomputed(struct store *st, const struct store_filter *f, 
 			l->phys.pa_cnt = (uint64_t)sqlite3_column_int64(sl, 1);
 			l->key.cpumode = (uint8_t)sqlite3_column_int(sl, 2);
 			l->key.pid = sqlite3_column_int(sl, 3);
-			m = daddr ? maps_find(maps, nmaps, l->key.pid, daddr, (uint64_t)sqlite3_column_int64(sl, 5)) : NULL;
+			/* perf looks a kernel-mode address up in the kernel maps (pid -1) only,
+			 * a user-mode one in the process's maps only */
+			m = daddr ? maps_find(maps, nmaps, l->key.cpumode == C2C_MODE_KERNEL ? -1 : l->key.pid, daddr,
+					      (uint64_t)sqlite3_column_int64(sl, 5)) : NULL;
 			l->key.mapped = m || (daddr != 0 && !sqlite3_column_int(sl, 6));
 			if (m) {
 				l->key.maj = m->maj;

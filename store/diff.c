@@ -86,18 +86,21 @@ static int side_load(struct store *st, struct diff_session *info, struct side *o
 		uint64_t obj;
 		struct keyed *k = NULL;
 		uint64_t hitm = r->stats.tot_hitm;
+		/* the line key without its identity variant (c2c_lineid.h):
+		 * lines are matched by what lives at the address */
+		uint64_t addr = c2c_line_display(r->addr, sum.cacheline_size);
 
 		if (real_symbol(r->symbol)) {
 			snprintf(key, sizeof(key), "%.150s+%#llx", r->symbol,
 				 (unsigned long long)r->symbol_offset);
 			snprintf(how, sizeof(how), "symbol");
-		} else if (typeinfo_line_object(st, r->addr, type, sizeof(type), &obj) == 0) {
-			long long off = (long long)(r->addr - obj);
+		} else if (typeinfo_line_object(st, addr, type, sizeof(type), &obj) == 0) {
+			long long off = (long long)(addr - obj);
 			snprintf(key, sizeof(key), "%.150s%s%#llx", type, off < 0 ? "-" : "+",
 				 (unsigned long long)(off < 0 ? -off : off));
 			snprintf(how, sizeof(how), "type");
 		} else {
-			snprintf(key, sizeof(key), "%#llx", (unsigned long long)r->addr);
+			snprintf(key, sizeof(key), "%#llx", (unsigned long long)addr);
 			snprintf(how, sizeof(how), "addr");
 		}
 		for (size_t j = 0; j < out->n; j++)
@@ -119,9 +122,9 @@ static int side_load(struct store *st, struct diff_session *info, struct side *o
 		/* objects of one type at one offset merge; the hottest line
 		 * gives the address and the verdict */
 		if (!k->v.nmerged || hitm > k->v.hitm) {
-			k->v.addr = r->addr;
+			k->v.addr = addr;
 			for (size_t j = 0; j < nvr; j++)
-				if (vr[j].line_addr == r->addr)
+				if (vr[j].line_addr == addr)
 					k->v.verdict = vr[j].v.verdict;
 		}
 		k->v.nmerged++;

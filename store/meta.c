@@ -29,6 +29,11 @@ static int writable(struct store *st, struct c2c_error *err)
 {
 	if (!st->writable)
 		return c2c_error_set(err, -EROFS, "%s: opened read-only", st->path);
+	/* a bulk load's sample thread must be idle before this thread uses
+	 * the connection (store/sample_thread.c) */
+	int rs = store_sample_sync(st, err);
+	if (rs < 0)
+		return rs;
 	if (!st->in_txn) {
 		int r = store_exec(st, "BEGIN;", err);
 		if (r < 0)

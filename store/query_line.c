@@ -94,7 +94,8 @@ int store_query_line_offsets(struct store *st, uint64_t line_addr, const struct 
 		uint64_t start = (uint64_t)sqlite3_column_int64(s, i++);
 		if (sqlite3_column_type(s, i) != SQLITE_NULL) {
 			store_col_text(s, i, tmp.symbol, sizeof(tmp.symbol));
-			tmp.symbol_offset = line_addr + off >= start ? line_addr + off - start : 0;
+			uint64_t a = c2c_line_display(line_addr, st->line_size) + off;  /* key minus its variant */
+			tmp.symbol_offset = a >= start ? a - start : 0;
 		}
 		if (words8)
 			off &= ~7ull;

@@ -122,7 +122,8 @@ static int build_where(struct store *st, const struct store_lines_query *q, cons
 	if ((r = store_shared_totals(st, schema, &st->q_shared, NULL, err)) < 0)
 		return r;
 	stats_args(args, sizeof(args));
-	n = (size_t)snprintf(buf, size, " WHERE c2c_displayed(%d, %d%s)", (int)q->mode, q->show_all ? 1 : 0, args);
+	n = (size_t)snprintf(buf, size, " WHERE (c2c_displayed(%d, %d%s)%s)", (int)q->mode, q->show_all ? 1 : 0, args,
+			     q->with_locks ? " OR l.lock_waits > 0" : "");
 	if (q->filter.min_hitm)
 		n += (size_t)snprintf(buf + n, n < size ? size - n : 0, " AND %s >= :minhitm", mode_col(q->mode));
 	if (q->filter.symbol && q->filter.symbol[0])

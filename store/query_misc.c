@@ -74,7 +74,7 @@ int store_query_timeline(struct store *st, uint64_t line_addr, const struct stor
 		if (pass == 0)
 			r = asprintf(&sql, "SELECT time, class_bits FROM main.samples%s%s", where,
 				     all ? "" : tf.phys_lines ? " AND (phys_addr & :mask) = :line"
-				     : " AND (addr & :mask) = :line");
+				     : " AND (addr & :mask) = :line AND COALESCE(line_var, 0) = :var");
 		else
 			r = asprintf(&sql, "SELECT time, wait_ns FROM main.lock_waits%s%s", where,
 				     all ? "" : tf.double_cl ? " AND line IN (:line, :line2)" : " AND line = :line");
@@ -94,10 +94,13 @@ int store_query_timeline(struct store *st, uint64_t line_addr, const struct stor
 		}
 		store_filter_bind(s, &tf);
 		int i;
+		/* the line key's identity variant (c2c_lineid.h) selects the samples */
 		if ((i = sqlite3_bind_parameter_index(s, ":line")))
-			sqlite3_bind_int64(s, i, (sqlite3_int64)line_addr);
+			sqlite3_bind_int64(s, i, (sqlite3_int64)c2c_line_display(line_addr, st->line_size));
 		if ((i = sqlite3_bind_parameter_index(s, ":line2")))
-			sqlite3_bind_int64(s, i, (sqlite3_int64)(line_addr + st->line_size));
+			sqlite3_bind_int64(s, i, (sqlite3_int64)(c2c_line_display(line_addr, st->line_size) + st->line_size));
+		if ((i = sqlite3_bind_parameter_index(s, ":var")))
+			sqlite3_bind_int64(s, i, (sqlite3_int64)(line_addr - c2c_line_display(line_addr, st->line_size)));
 		if ((i = sqlite3_bind_parameter_index(s, ":mask")))
 			sqlite3_bind_int64(s, i, (sqlite3_int64)~(uint64_t)(store_line_size(st, &tf) - 1));
 		while ((rc = sqlite3_step(s)) == SQLITE_ROW) {

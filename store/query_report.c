@@ -147,11 +147,11 @@ static int load_maps(struct store *st, struct map_ent **out, size_t *n, struct c
 	return 0;
 }
 
-/* The newest map of pid (or a kernel map, pid -1) holding addr at time t. */
+/* The newest map of pid (-1: the kernel maps) holding addr at time t. */
 static const struct map_ent *find_map(const struct map_ent *m, size_t n, int32_t pid, uint64_t addr, uint64_t t)
 {
 	for (size_t i = n; i-- > 0;)
-		if ((m[i].pid == pid || m[i].pid == -1) && addr >= m[i].start && addr < m[i].end &&
+		if (m[i].pid == pid && addr >= m[i].start && addr < m[i].end &&
 		    (!t || !m[i].time || m[i].time <= t))
 			return &m[i];
 	return NULL;
@@ -260,13 +260,14 @@ int store_query_lines_seq(struct store *st, const struct store_filter *f, unsign
 			inlen = (size_t)sprintf(in, "%s(s.%s & %" PRId64 ") IN (", where[0] ? " AND " : " WHERE ",
 						phys_lines ? "phys_addr" : "addr", (int64_t)~(uint64_t)(ls - 1));
 			for (size_t i = 0; i < n; i++)
-				inlen += (size_t)sprintf(in + inlen, "%s%" PRId64, i ? "," : "", (int64_t)lines[i].addr);
+				inlen += (size_t)sprintf(in + inlen, "%s%" PRId64, i ? "," : "",
+							 (int64_t)c2c_line_display(lines[i].addr, ls));
 			strcpy(in + inlen, ")");
 		}
 	}
 	if (asprintf(&sql,
 		     "SELECT s.%s, s.pid, s.tid, s.ip, s.phys_addr, %s, s.class_bits, s.weight, s.cpumode, s.addr,"
-		     " s.time, s.cpu, s.node"
+		     " s.time, s.cpu, s.node, COALESCE(s.line_var, 0)"
 		     " FROM main.samples s%s%s%s ORDER BY s.id",
 		     phys_lines ? "phys_addr" : "addr", need_dso ? "COALESCE(t.dso, '')" : "''",
 		     need_dso ? " LEFT JOIN main.sites t ON t.id = s.site" : "", where, in ? in : "") < 0)
@@ -283,7 +284,9 @@ int store_query_lines_seq(struct store *st, const struct store_filter *f, unsign
 	store_filter_bind(s, f);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		uint64_t a = (uint64_t)sqlite3_column_int64(s, 0);
-		long li = find_line(lines, idx, n, c2c_cl_address(a, ls, false));
+		/* the line key carries perf's identity variant (c2c_lineid.h) */
+		uint64_t var = phys_lines ? 0 : (uint64_t)sqlite3_column_int64(s, 13);
+		long li = find_line(lines, idx, n, c2c_cl_address(a, ls, false) | var);
 		struct store_seq_line *l;
 		uint64_t phys, bits;
 		int node;
@@ -299,7 +302,9 @@ int store_query_lines_seq(struct store *st, const struct store_filter *f, unsign
 			l->key.cpumode = (uint8_t)sqlite3_column_int(s, 8);
 			l->key.pid = sqlite3_column_int(s, 1);
 			uint64_t daddr = (uint64_t)sqlite3_column_int64(s, 9);
-			const struct map_ent *m = daddr ? find_map(maps, nmaps, l->key.pid, daddr,
+			/* perf: kernel mode looks in the kernel maps (pid -1) only */
+			const struct map_ent *m = daddr ? find_map(maps, nmaps, l->key.cpumode == C2C_MODE_KERNEL ? -1
+								   : l->key.pid, daddr,
 								   (uint64_t)sqlite3_column_int64(s, 10)) : NULL;
 
 			l->key.mapped = m || (daddr != 0 && !c2c_bits_count(bits, C2C_NOMAP));

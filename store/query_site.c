@@ -129,7 +129,7 @@ int store_query_site_accesses(struct store *st, int64_t site_id, const struct st
 		i = store_read_lat(s, i, &row->lat);
 		uint64_t start = (uint64_t)sqlite3_column_int64(s, i++);
 		if (sqlite3_column_type(s, i) != SQLITE_NULL) {
-			uint64_t a = row->line_addr + row->offset;
+			uint64_t a = c2c_line_display(row->line_addr, st->line_size) + row->offset;
 			store_col_text(s, i, row->symbol, sizeof(row->symbol));
 			row->symbol_offset = a >= start ? a - start : 0;
 		}

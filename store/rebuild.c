@@ -90,7 +90,7 @@ int agg_rebuild(struct agg *a, struct store *st, const struct store_filter *f, s
 	filter_where(f, where, sizeof(where), false);
 	snprintf(sql, sizeof(sql),
 		 "SELECT time, %s, cpu, node, pid, tid, ip, site, dsym, dsym_offset, class_bits, weight, addr, event,"
-		 " COALESCE(phys_addr, 0), cpumode FROM samples%s ORDER BY id",
+		 " COALESCE(phys_addr, 0), cpumode, COALESCE(line_var, 0) FROM samples%s ORDER BY id",
 		 f && f->phys_lines ? "phys_addr" : "addr", where);
 	/* The writer's own aggregator (append mode) keeps the report's
 	 * sample-order numbers too; filtered views do not need them. */
@@ -118,6 +118,8 @@ int agg_rebuild(struct agg *a, struct store *st, const struct store_filter *f, s
 			.vaddr = vaddr,
 			.phys = (uint64_t)sqlite3_column_int64(s, 14),
 			.cpumode = (uint8_t)sqlite3_column_int(s, 15),
+			/* physical lines have no per-process identity */
+			.line_var = f && f->phys_lines ? 0 : (uint8_t)sqlite3_column_int(s, 16),
 		};
 		if (agg_add_sample(a, &x) < 0) {
 			sqlite3_finalize(s);

@@ -38,7 +38,7 @@ static const char base_schema[] =
 	"CREATE TABLE samples (id INTEGER PRIMARY KEY, time INTEGER, event INTEGER, cpu INTEGER, node INTEGER,"
 	" pid INTEGER, tid INTEGER, cpumode INTEGER, ip INTEGER, site INTEGER, addr INTEGER, phys_addr INTEGER,"
 	" class_bits INTEGER, weight INTEGER, ins_lat INTEGER, data_src INTEGER,"
-	" period INTEGER, dsym INTEGER, dsym_offset INTEGER, callchain INTEGER, raw BLOB);"
+	" period INTEGER, dsym INTEGER, dsym_offset INTEGER, callchain INTEGER, raw BLOB, line_var INTEGER);"
 	"CREATE TABLE lock_waits (id INTEGER PRIMARY KEY, time INTEGER, pid INTEGER, tid INTEGER, cpu INTEGER,"
 	" lock_addr INTEGER, line INTEGER, flags INTEGER, wait_ns INTEGER, site INTEGER, dsym INTEGER,"
 	" callchain INTEGER);";
@@ -67,6 +67,7 @@ static struct store *store_alloc(const char *path)
 
 static void store_free(struct store *st)
 {
+	sample_worker_stop(st->samplew);  /* before its statements go */
 	for (int i = 0; i < STMT__MAX; i++)
 		sqlite3_finalize(st->stmt[i]);
 	if (st->db)
@@ -80,6 +81,7 @@ static void store_free(struct store *st)
 	free(st->dsym_start);
 	free(st->raw_buf);
 	free(st->path);
+	c2c_lineid_free(st->lineid);
 	free(st);
 }
 
@@ -93,7 +95,7 @@ static int prepare_writer(struct store *st, struct c2c_error *err)
 	static const char *const sql[STMT__MAX] = {
 		[STMT_SAMPLE] = "INSERT INTO samples (time, event, cpu, node, pid, tid, cpumode, ip, site, addr,"
 				" phys_addr, class_bits, weight, ins_lat, data_src, period, dsym, dsym_offset, callchain,"
-				" raw) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+				" raw, line_var) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 		[STMT_LOCK] = "INSERT INTO lock_waits (time, pid, tid, cpu, lock_addr, line, flags, wait_ns, site,"
 			      " dsym, callchain) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
 		[STMT_COMM] = "INSERT INTO comms (time, pid, tid, exec, comm) VALUES (?,?,?,?,?)",
@@ -115,9 +117,9 @@ static int prepare_writer(struct store *st, struct c2c_error *err)
 	char batch_sql[2048];
 	size_t n = (size_t)snprintf(batch_sql, sizeof(batch_sql), "INSERT INTO samples (time, event, cpu, node, pid, tid,"
 				    " cpumode, ip, site, addr, phys_addr, class_bits, weight, ins_lat, data_src, period,"
-				    " dsym, dsym_offset, callchain, raw) VALUES ");
+				    " dsym, dsym_offset, callchain, raw, line_var) VALUES ");
 	for (int r = 0; r < SAMPLE_BATCH && n < sizeof(batch_sql); r++)
-		n += (size_t)snprintf(batch_sql + n, sizeof(batch_sql) - n, "%s(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+		n += (size_t)snprintf(batch_sql + n, sizeof(batch_sql) - n, "%s(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 				      r ? "," : "");
 	for (int i = 0; i < STMT__MAX; i++) {
 		if (!st->writable && i != STMT_META_GET)

@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include "collector/c2c.h"
+#include "collector/c2c_lineid.h"
 #include "collector/error.h"
 #include "collector/sample.h"
 
@@ -180,6 +181,11 @@ struct store_sample_ctx {
 	 * dropped; NULL/0 when none. Stored deduplicated. */
 	const int64_t *chain_sites;
 	uint32_t nr_chain_sites;
+	/* perf's line identity of the sample (symtab_line_ident); NULL: one
+	 * line per address. The store numbers the identities of each line
+	 * address and keys the line by `line address | variant`
+	 * (collector/c2c_lineid.h; c2c_line_display() gives the address). */
+	const struct c2c_line_ident *line_ident;
 };
 /* Stores the sample (its raw payload too) and updates every aggregate.
  * Part of the current batch; visible to readers after store_commit. */
@@ -348,6 +354,9 @@ struct store_lines_query {
 	struct store_filter filter;
 	uint64_t offset;         /* first row (0-based) after filtering+sorting */
 	uint64_t limit;          /* rows wanted; 0 = all */
+	bool with_locks;         /* true: lines holding lock waits are shown too,
+	                            whatever perf's shared-line rule says (the
+	                            explorer; report keeps perf's table) */
 };
 void store_lines_query_init(struct store_lines_query *q);
 
@@ -629,5 +638,28 @@ struct store_seq_line {
  * topology, the rows' running means, the tie-break key). */
 int store_query_lines_seq(struct store *st, const struct store_filter *f, unsigned coalesce,
 			  struct store_seq_line *lines, size_t n, struct c2c_error *err);
+
+/* ------------------------------------------------------------------ */
+/* Explorer queries (store/query_tui.c, added for the TUI's lock section) */
+
+/* Call sites a lock was waited on from: lock waits of lock_addr grouped by
+ * caller site (0: unknown), by total wait descending. The filter's cpu,
+ * pid, tid and time window apply (node and symbol do not). */
+struct store_lock_site_row {
+	int64_t site;            /* 0 when the waits had no caller site */
+	uint64_t ip;
+	char function[128];
+	uint64_t offset;
+	char dso[128];
+	uint64_t waits;
+	uint64_t wait_ns;
+	uint64_t max_wait_ns;
+	uint32_t nr_threads;
+};
+int store_query_lock_sites(struct store *st, uint64_t lock_addr, const struct store_filter *f,
+			   struct store_lock_site_row **rows, size_t *n, struct c2c_error *err);
+/* The kind of lock lock:contention_begin's flags describe, as perf lock
+ * names it: "spinlock", "rwlock", "mutex", "rwsem", "rt-mutex", ... */
+const char *store_lock_kind(uint32_t flags);
 
 #endif /* C2C_STORE_H */

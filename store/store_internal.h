@@ -145,6 +145,7 @@ struct agg_sample {
 	uint64_t vaddr;              /* data virtual address (0 none) */
 	uint64_t phys;               /* physical address (0 none) */
 	uint8_t cpumode;
+	uint8_t line_var;            /* line identity variant: the line key is cl | line_var */
 };
 
 struct agg_lock_sample {
@@ -212,10 +213,34 @@ int agg_worker_drain(struct agg_worker *w);
 /* Drains, stops and frees (w may be NULL). */
 void agg_worker_stop(struct agg_worker *w);
 
+/* ---- the samples table's thread for bulk loads (store/sample_thread.c) */
+
+struct sample_row;
+struct sample_worker;
+int sample_worker_start(struct sample_worker **w, struct store *st);
+/* Queues one full batch (SAMPLE_BATCH rows; raw: their payloads, copied).
+ * Waits while the queue is full. */
+int sample_worker_queue(struct sample_worker *w, const struct sample_row *rows, const unsigned char *raw,
+			size_t raw_len);
+/* Waits until every queued batch is in the table; returns (and clears) the
+ * first insert failure, with its message in err. w may be NULL. */
+int sample_worker_sync(struct sample_worker *w, struct c2c_error *err);
+void sample_worker_stop(struct sample_worker *w);
+/* The writer's thread calls this before any other use of the connection
+ * while a bulk load may have batches in flight. */
+int store_sample_sync(struct store *st, struct c2c_error *err);
+/* Inserts one full batch (store/writer.c; the sample thread calls it). */
+int store_insert_sample_batch(struct store *st, const struct sample_row *rows, const unsigned char *raw,
+			      struct c2c_error *err);
+
 /* ---- the handle ----------------------------------------------------- */
 
 #define SAMPLE_BATCH 16
-#define SAMPLE_COLS 20               /* columns of samples an INSERT writes */
+/* The variant of (addr's line, id) in the session's numbering
+ * (store/lineid.c); 0..63, or -ENOMEM. */
+int store_line_variant(struct store *st, uint64_t addr, const struct c2c_line_ident *id);
+
+#define SAMPLE_COLS 21               /* columns of samples an INSERT writes */
 /* Writes the rows waiting in the batch (store_commit calls it). */
 int store_flush_samples(struct store *st, struct c2c_error *err);
 
@@ -226,6 +251,7 @@ enum store_stmt {
 };
 
 struct store {
+	struct c2c_lineid *lineid;   /* line identity variants (store/lineid.c), lazily */
 	sqlite3 *db;
 	char *path;
 	bool writable;
@@ -247,6 +273,7 @@ struct store {
 	unsigned char *raw_buf;
 	size_t raw_len, raw_cap;
 	struct agg agg;              /* session aggregates, all in memory */
+	struct sample_worker *samplew; /* bulk loads: inserts the sample batches */
 	struct agg_worker *aggw;     /* bulk loads: agg is updated by this
 	                                thread; drained before agg is read */
 	bool agg_loaded;

@@ -888,6 +888,9 @@ int typeinfo_line_members(struct store *st, uint64_t line_addr, struct typeinfo_
 	struct layout_set *tids = NULL;
 	size_t cap = 0, k = 0, tcap = 0;
 	int rc;
+	/* a line key may carry an identity variant (c2c_lineid.h): types are
+	 * about the addresses, so every identity of the line counts */
+	line_addr = c2c_line_display(line_addr, line_size(st));
 
 	*rows = NULL;
 	*n = 0;
@@ -1061,6 +1064,9 @@ int typeinfo_line_verdict(struct store *st, uint64_t line_addr, struct layout_ve
 	sqlite3_stmt *s;
 	struct vline l = { 0 };
 	int rc = verdict_stmt(st, &s, true, err);
+	/* a line key may carry an identity variant (c2c_lineid.h): types are
+	 * about the addresses, so every identity of the line counts */
+	line_addr = c2c_line_display(line_addr, line_size(st));
 
 	memset(out, 0, sizeof(*out));
 	if (rc < 0)
@@ -1159,6 +1165,9 @@ int typeinfo_line_object(struct store *st, uint64_t line_addr, char *type, size_
 {
 	sqlite3_stmt *s;
 	int rc = -ENOENT;
+	/* a line key may carry an identity variant (c2c_lineid.h): types are
+	 * about the addresses, so every identity of the line counts */
+	line_addr = c2c_line_display(line_addr, line_size(st));
 
 	if (!has_table(st, "type_attr"))
 		return -ENOENT;

@@ -179,9 +179,12 @@ int64_t store_site_intern(struct store *st, const struct store_site_info *si, st
 	uint64_t key[AGG_KEY_WORDS] = { (uint64_t)(int64_t)si->pid, si->ip, 0, 0 };
 	struct agg_ent *e;
 	bool created;
-	int r = begin(st, err);
+	int r;
 
-	if (r < 0)
+	/* known sites need no SQL (nor a wait for the sample thread) */
+	if (st->agg_loaded && st->in_txn && (e = agg_table_find(&st->sites, key)))
+		return e->site;
+	if ((r = begin(st, err)) < 0)
 		return r;
 	e = agg_table_find(&st->sites, key);
 	if (e)
@@ -210,9 +213,11 @@ int64_t store_dsym_intern(struct store *st, const struct store_dsym_info *d, str
 	uint64_t key[AGG_KEY_WORDS] = { (uint64_t)(int64_t)d->pid, d->start, str_hash(d->name), str_hash(d->dso) };
 	struct agg_ent *e;
 	bool created;
-	int r = begin(st, err);
+	int r;
 
-	if (r < 0)
+	if (d->name && st->agg_loaded && st->in_txn && (e = agg_table_find(&st->dsyms, key)))
+		return e->site;
+	if ((r = begin(st, err)) < 0)
 		return r;
 	if (!d->name)
 		return c2c_error_set(err, -EINVAL, "data symbol without a name");
@@ -255,6 +260,8 @@ static int64_t chain_intern(struct store *st, const int64_t *sites, uint32_t n, 
 	e = agg_table_find(&st->chains, key);
 	if (e)
 		return e->site;
+	if ((r = store_sample_sync(st, err)) < 0)
+		return r;
 	sqlite3_stmt *s = st->stmt[STMT_CHAIN];
 	/* Little-endian int64 array, as documented in docs/schema.md. */
 	sqlite3_bind_blob(s, 1, sites, (int)(n * sizeof(int64_t)), SQLITE_TRANSIENT);
@@ -267,31 +274,41 @@ static int64_t chain_intern(struct store *st, const int64_t *sites, uint32_t n, 
 	return e->site;
 }
 
-static void bind_row(sqlite3_stmt *s, int first, const struct store *st, const struct sample_row *row)
+static void bind_row(sqlite3_stmt *s, int first, const unsigned char *raw, const struct sample_row *row)
 {
 	for (int c = 0; c < SAMPLE_COLS; c++) {
 		if (!(row->present & (1u << c)))
 			sqlite3_bind_null(s, first + c);
 		else if (c == 19)
-			sqlite3_bind_blob(s, first + c, st->raw_buf + row->raw_off, (int)row->raw_len, SQLITE_STATIC);
+			sqlite3_bind_blob(s, first + c, raw + row->raw_off, (int)row->raw_len, SQLITE_STATIC);
 		else
 			sqlite3_bind_int64(s, first + c, row->v[c]);
 	}
+}
+
+int store_insert_sample_batch(struct store *st, const struct sample_row *rows, const unsigned char *raw,
+			      struct c2c_error *err)
+{
+	sqlite3_stmt *s = st->stmt[STMT_SAMPLE_BATCH];
+
+	for (unsigned i = 0; i < SAMPLE_BATCH; i++)
+		bind_row(s, 1 + (int)i * SAMPLE_COLS, raw, &rows[i]);
+	return step_done(st, s, err, "writing samples");
 }
 
 int store_flush_samples(struct store *st, struct c2c_error *err)
 {
 	int r = 0;
 
-	if (st->nrows == SAMPLE_BATCH) {
-		sqlite3_stmt *s = st->stmt[STMT_SAMPLE_BATCH];
-		for (unsigned i = 0; i < SAMPLE_BATCH; i++)
-			bind_row(s, 1 + (int)i * SAMPLE_COLS, st, &st->rows[i]);
-		r = step_done(st, s, err, "writing samples");
-	} else {
+	if (st->nrows == SAMPLE_BATCH && st->samplew) {
+		if (sample_worker_queue(st->samplew, st->rows, st->raw_buf, st->raw_len) < 0)
+			r = c2c_error_set(err, -ENOMEM, "out of memory");
+	} else if (st->nrows == SAMPLE_BATCH) {
+		r = store_insert_sample_batch(st, st->rows, st->raw_buf, err);
+	} else if (st->nrows && (r = store_sample_sync(st, err)) == 0) {
 		sqlite3_stmt *s = st->stmt[STMT_SAMPLE];
 		for (unsigned i = 0; i < st->nrows && r == 0; i++) {
-			bind_row(s, 1, st, &st->rows[i]);
+			bind_row(s, 1, st->raw_buf, &st->rows[i]);
 			r = step_done(st, s, err, "writing a sample");
 		}
 	}
@@ -306,7 +323,9 @@ int store_add_sample(struct store *st, const struct c2c_sample *smp, const struc
 		     struct c2c_error *err)
 {
 	static const struct store_sample_ctx none = { .node = -1 };
-	int r = begin(st, err);
+	/* In a transaction begin() has nothing to do but wait for the
+	 * sample thread (writable()): skip it. */
+	int r = st->in_txn && st->agg_loaded ? 0 : begin(st, err);
 	int64_t chain;
 
 	if (r < 0)
@@ -319,6 +338,10 @@ int store_add_sample(struct store *st, const struct c2c_sample *smp, const struc
 	chain = chain_intern(st, ctx->chain_sites, ctx->nr_chain_sites, err);
 	if (chain < 0)
 		return (int)chain;
+	/* perf's line identity -> the line key's variant (store/lineid.c) */
+	int line_var = ctx->line_ident ? store_line_variant(st, smp->addr, ctx->line_ident) : 0;
+	if (line_var < 0)
+		return c2c_error_set(err, line_var, "out of memory");
 
 	bool has_cpu = (smp->has & C2C_HAS_CPU) != 0;
 	struct sample_row *row = &st->rows[st->nrows];
@@ -354,6 +377,8 @@ int store_add_sample(struct store *st, const struct c2c_sample *smp, const struc
 	}
 	if (chain)
 		SET(18, chain);
+	if (line_var)
+		SET(20, line_var);
 #undef SET
 	row->raw_len = 0;
 	if ((smp->has & C2C_HAS_RAW) && smp->raw && smp->raw_size) {
@@ -366,6 +391,9 @@ int store_add_sample(struct store *st, const struct c2c_sample *smp, const struc
 		st->raw_len += smp->raw_size;
 		row->present |= 1u << 19;
 	}
+	/* Bulk loads insert the full batches on their own thread. */
+	if (st->bulk && !st->samplew && sample_worker_start(&st->samplew, st) < 0)
+		st->samplew = NULL;  /* no thread: insert here */
 	if (++st->nrows == SAMPLE_BATCH && (r = store_flush_samples(st, err)) < 0)
 		return r;
 
@@ -374,6 +402,7 @@ int store_add_sample(struct store *st, const struct c2c_sample *smp, const struc
 		.pid = smp->pid, .tid = smp->tid, .ip = smp->ip, .site = ctx->site, .dsym = ctx->dsym,
 		.dsym_start = smp->addr - ctx->dsym_offset, .bits = ctx->class_bits, .weight = smp->weight, .event = smp->event,
 		.vaddr = smp->addr, .phys = smp->phys_addr, .cpumode = (uint8_t)smp->cpumode,
+		.line_var = (uint8_t)line_var,
 	};
 	/* Bulk loads aggregate on their own thread (store/agg_thread.c). */
 	if (st->bulk && !st->aggw && agg_worker_start(&st->aggw, &st->agg) < 0)
@@ -433,6 +462,8 @@ int store_commit(struct store *st, struct c2c_error *err)
 		return c2c_error_set(err, -EROFS, "%s: opened read-only", st->path);
 	if (!st->in_txn)
 		return 0;
+	if ((r = store_sample_sync(st, err)) < 0)
+		return r;
 	if (agg_worker_drain(st->aggw) < 0)
 		return c2c_error_set(err, -ENOMEM, "out of memory while aggregating samples");
 	if ((r = store_flush_samples(st, err)) < 0 || (r = agg_flush(&st->agg, st, "main", err)) < 0 ||
@@ -493,6 +524,8 @@ int store_set_bulk_load(struct store *st, bool on, struct c2c_error *err)
 		/* everything is aggregated (the commit drained it) */
 		agg_worker_stop(st->aggw);
 		st->aggw = NULL;
+		sample_worker_stop(st->samplew);
+		st->samplew = NULL;
 	}
 	/* A rollback journal copies only the pages a commit changes, while
 	 * WAL writes every new page twice (log, then checkpoint): half the

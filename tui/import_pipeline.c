@@ -442,6 +442,9 @@ static int add_sample(struct pipeline *pl, const struct c2c_sample *s, struct c2
 		ctx.chain_sites = nchain ? pl->chain : NULL;
 		ctx.nr_chain_sites = nchain;
 	}
+	struct c2c_line_ident lid;   /* perf's line identity (c2c_lineid.h) */
+	symtab_line_ident(pl->sym, s, &lid);
+	ctx.line_ident = &lid;
 	if ((r = store_add_sample(pl->st, s, &ctx, err)) < 0)
 		return r;
 	pl->res->samples++;

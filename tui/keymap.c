@@ -37,6 +37,7 @@ static const struct action_info actions[ACT__COUNT] = {
 	[ACT_COLS_LEFT]    = { "columns back", "Scroll the table's columns back left" },
 	[ACT_SHOW_ALL]     = { "all lines", "All lines, or only shared ones (perf c2c --show-all)" },
 	[ACT_ASSIGN]       = { "assign type", "Say which struct the selected object is (saved in the session)" },
+	[ACT_LAYOUT]       = { "layout", "Layout of the type the line's samples were attributed to" },
 	[ACT_PICK_LEFT]    = { "column left", "While sorting: previous column" },
 	[ACT_PICK_RIGHT]   = { "column right", "While sorting: next column" },
 };
@@ -86,6 +87,8 @@ static const struct binding bindings[] = {
 	{ "lines", 'a', ACT_SHOW_ALL },
 	{ "line", TK_TAB, ACT_PANE },
 	{ "line", 'w', ACT_WORDS },
+	{ "line", 'L', ACT_LAYOUT },
+	{ "line", 'a', ACT_ASSIGN },
 	{ "cpus", TK_TAB, ACT_PANE },
 	{ "difflayout", TK_TAB, ACT_PANE },   /* the after build's layout (view_diff.c) */
 	{ "diff", 'a', ACT_ASSIGN },

@@ -37,7 +37,8 @@ enum action {
 	ACT_SHOW_ALL,
 	ACT_COLS_RIGHT,
 	ACT_COLS_LEFT,
-	ACT_ASSIGN,       /* diff view: assign a type to an object by hand (view_layout.c) */
+	ACT_ASSIGN,       /* diff and line views: assign a type to an object by hand (view_layout.c) */
+	ACT_LAYOUT,       /* line view: the layout of the line's attributed type */
 	ACT_PICK_LEFT,    /* while choosing a sort column */
 	ACT_PICK_RIGHT,
 	ACT__COUNT

@@ -281,6 +281,9 @@ static int on_sample(void *ctx, const struct live_event *ev, const struct c2c_sa
 			return rc;
 		sc.chain_sites = sc.nr_chain_sites ? ls->chain_buf : NULL;
 	}
+	struct c2c_line_ident lid;   /* perf's line identity, as the import pipeline */
+	symtab_line_ident(ls->sym, s, &lid);
+	sc.line_ident = &lid;
 	rc = store_add_sample(ls->st, s, &sc, &ls->err);
 	if (rc < 0)
 		return rc;

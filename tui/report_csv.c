@@ -59,7 +59,8 @@ int report_print_csv(const struct report_model *m, FILE *out)
 		struct report_line_cols c;
 
 		report_line_cols(m, l, &c);
-		fprintf(out, "line,%" PRIu64 ",0x%" PRIx64 ",%s,%" PRIu64 ",", l->row.rank, l->row.addr, c.node, c.pa_cnt);
+		fprintf(out, "line,%" PRIu64 ",0x%" PRIx64 ",%s,%" PRIu64 ",", l->row.rank,
+			c2c_line_display(l->row.addr, m->sum.cacheline_size), c.node, c.pa_cnt);
 		cpct(out, c.costly_pct, 2);
 		fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
 			",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64

@@ -145,7 +145,8 @@ static void jline(const struct report_model *m, const struct report_line *l, FIL
 	report_line_cols(m, l, &c);
 	fputc('{', out);
 	U("index", l->row.rank);
-	jkey(out, "address"); jhex(out, l->row.addr); fputc(',', out);
+	/* the line key's identity variant is not part of the address */
+	jkey(out, "address"); jhex(out, c2c_line_display(l->row.addr, m->sum.cacheline_size)); fputc(',', out);
 	jkey(out, "node"); jstr(out, c.node); fputc(',', out);
 	U("pa_cnt", c.pa_cnt);
 	jkey(out, "costly_pct"); jpct(out, c.costly_pct, 2); fputc(',', out);

@@ -60,7 +60,7 @@ static void print_lines_table(const struct report_model *m, FILE *out)
 		char addr[32], pct[32];
 
 		report_line_cols(m, l, &c);
-		snprintf(addr, sizeof(addr), "0x%" PRIx64, l->row.addr);
+		snprintf(addr, sizeof(addr), "0x%" PRIx64, c2c_line_display(l->row.addr, m->sum.cacheline_size));
 		c2c_format_percent(pct, sizeof(pct), c.costly_pct);
 		fprintf(out, "  %5" PRIu64 "  %18s  %4s  %6" PRIu64 "  %7s  %7" PRIu64 "  %7" PRIu64 "  %7" PRIu64
 			"  %7" PRIu64 "  %7" PRIu64 "  %7" PRIu64 "  %7" PRIu64 "  %7" PRIu64 "  %7" PRIu64
@@ -105,7 +105,7 @@ static void print_pareto(const struct report_model *m, FILE *out)
 		const struct c2c_stats *ls = &l->row.stats;
 		char addr[32];
 
-		snprintf(addr, sizeof(addr), "0x%" PRIx64, l->row.addr);
+		snprintf(addr, sizeof(addr), "0x%" PRIx64, c2c_line_display(l->row.addr, m->sum.cacheline_size));
 		if (i)
 			fprintf(out, "\n");
 		fprintf(out, "  ----------------------------------------------------------------------\n");

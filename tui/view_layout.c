@@ -676,8 +676,8 @@ static void pick_title(struct view *v, char *buf, size_t size)
 	struct pick_priv *p = v->priv;
 	const struct view_assign_arg *a = v->q.arg;
 
-	snprintf(buf, size, "Assign a type to the %s object at %#llx: %zu structs "
-		 "[Enter: assign, /name: find, /@0xADDR: other base]", a->session,
+	snprintf(buf, size, "Assign a type to the %s%sobject at %#llx: %zu structs "
+		 "[Enter: assign, /name: find, /@0xADDR: other base]", a->session, a->session[0] ? " " : "",
 		 (unsigned long long)a->base, p->n);
 }
 

@@ -2,12 +2,20 @@
  * stores, HITM, peer, latency and a bar; the code sites that touch it
  * (perf's Pareto rows); a CPU x offset heat map beside the offsets when the
  * terminal is wide enough. Tab moves the cursor between the two tables;
- * Enter on an offset jumps to its code sites, Enter on a site opens it. */
+ * Enter on an offset jumps to its code sites, Enter on a site opens it.
+ * Locks waited on in the line come first, each with its kind, offset,
+ * wait totals and the call sites the waits came from. `L` opens the layout
+ * of the type the line's samples were attributed to (attributing the
+ * session on first use), `a` assigns a type to the line's object by hand. */
 #include "tui/view.h"
+#include "tui/view_layout.h"
 #include "tui/term.h"
+
+#include "store/typeinfo.h"
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +54,7 @@ static const struct table_col site_cols[SC__COUNT] = {
 };
 
 #define MAP_CPUS_MAX 96
+#define LOCK_SITES_MAX 8       /* call sites listed per lock */
 
 struct line_priv {
 	struct store_line_row info;
@@ -64,6 +73,17 @@ struct line_priv {
 	int site_y, site_h;
 	int map_x, map_w;          /* CPU x offset map beside the offsets */
 	bool words8;
+	/* The lock section: one text row per lock and per call site. */
+	char (*lock_text)[256];
+	size_t nlock_text;
+	int lock_y, lock_h;
+	uint64_t lock_max_ns;
+	/* Types: a writable handle for attribution and assignment (opened on
+	 * first use), and the arguments the layout / assign views borrow
+	 * while they are above this view. */
+	struct store *wst;
+	struct view_layout_arg layout_arg;
+	struct view_assign_arg assign_arg;
 };
 
 static struct table *off_table(struct view *v)
@@ -165,13 +185,22 @@ static void line_layout(struct view *v)
 	struct table *ot = off_table(v), *st = site_table(v);
 	int avail = v->h - 1, off_h;
 
+	/* Locks first: what was waited on, up to a third of the body. */
+	p->lock_y = v->y + 1;
+	p->lock_h = (int)p->nlock_text;
+	/* a line of lock waits alone leaves the tables little to show */
+	if (p->lock_h > (p->noffs || p->nsites ? avail / 3 : avail - 4))
+		p->lock_h = p->noffs || p->nsites ? avail / 3 : avail - 4;
+	if (p->lock_h < 0)
+		p->lock_h = 0;
+	avail -= p->lock_h;
 	/* Offsets take up to half the body, less when there are few. */
 	off_h = (int)p->noffs + 1;
 	if (off_h > avail / 2)
 		off_h = avail / 2;
 	if (off_h < 2)
 		off_h = avail >= 4 ? 2 : avail;
-	p->off_y = v->y + 1;
+	p->off_y = v->y + 1 + p->lock_h;
 	p->off_h = off_h;
 	p->site_y = p->off_y + off_h;
 	p->site_h = avail - off_h;
@@ -213,6 +242,9 @@ static void add_cpu(struct line_priv *p, uint32_t cpu)
 
 static void line_free_data(struct line_priv *p)
 {
+	free(p->lock_text);
+	p->lock_text = NULL;
+	p->nlock_text = 0;
 	free(p->offs);
 	free(p->sites);
 	free(p->cells);
@@ -220,6 +252,93 @@ static void line_free_data(struct line_priv *p)
 	p->sites = NULL;
 	p->cells = NULL;
 	p->noffs = p->nsites = p->ncells = 0;
+}
+
+static int lock_add_text(struct line_priv *p, size_t *cap, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int lock_add_text(struct line_priv *p, size_t *cap, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (p->nlock_text == *cap) {
+		size_t nc = *cap ? *cap * 2 : 8;
+		char (*t)[256] = realloc(p->lock_text, nc * sizeof(*t));
+		if (!t)
+			return -ENOMEM;
+		p->lock_text = t;
+		*cap = nc;
+	}
+	va_start(ap, fmt);
+	vsnprintf(p->lock_text[p->nlock_text++], sizeof(p->lock_text[0]), fmt, ap);
+	va_end(ap);
+	return 0;
+}
+
+static void ms_text(char *buf, size_t size, uint64_t ns)
+{
+	if (ns >= 1000000)
+		snprintf(buf, size, "%.1f ms", (double)ns / 1e6);
+	else
+		snprintf(buf, size, "%.1f us", (double)ns / 1e3);
+}
+
+/* "spinlock at +0x10 (sym+0x10): waited 1.2 ms total, 340 times, ..." and
+ * below each lock its call sites, most waited-on first. */
+static int lock_section(struct view *v, struct c2c_error *err)
+{
+	struct line_priv *p = v->priv;
+	struct explorer *ex = v->ex;
+	struct store_lock_row *locks = NULL;
+	size_t nlocks = 0, cap = 0;
+	int r;
+
+	r = store_query_locks(ex->st, v->q.line, &ex->filter, &locks, &nlocks, err);
+	if (r < 0)
+		return r;
+	p->lock_max_ns = 0;
+	for (size_t i = 0; i < nlocks && r >= 0; i++) {
+		const struct store_lock_row *k = &locks[i];
+		struct store_lock_site_row *sites = NULL;
+		size_t nsites = 0;
+		char tot[32], max[32], sym[180] = "";
+
+		/* a bare binary name ("[kernel.kallsyms]") names no object */
+		if (k->symbol[0] && k->symbol[0] != '[')
+			snprintf(sym, sizeof(sym), " (%.120s+0x%" PRIx64 ")", k->symbol, k->symbol_offset);
+		ms_text(tot, sizeof(tot), k->wait_ns);
+		ms_text(max, sizeof(max), k->max_wait_ns);
+		r = lock_add_text(p, &cap, "%s at +0x%02" PRIx64 "%s: waited %s total, %" PRIu64
+				  " time%s, max %s, %u thread%s, from:", store_lock_kind(k->flags),
+				  k->lock_addr - v->q.line, sym, tot, k->waits, k->waits == 1 ? "" : "s", max,
+				  k->nr_threads, k->nr_threads == 1 ? "" : "s");
+		if (r < 0)
+			break;
+		if ((r = store_query_lock_sites(ex->st, k->lock_addr, &ex->filter, &sites, &nsites, err)) < 0)
+			break;
+		for (size_t j = 0; j < nsites && j < LOCK_SITES_MAX && r >= 0; j++) {
+			const struct store_lock_site_row *s = &sites[j];
+			char where[300];
+			ms_text(tot, sizeof(tot), s->wait_ns);
+			if (s->function[0])
+				snprintf(where, sizeof(where), "%.127s+0x%" PRIx64 "%s%.127s", s->function, s->offset,
+					 s->dso[0] ? " " : "", s->dso);
+			else if (s->site)
+				snprintf(where, sizeof(where), "0x%" PRIx64 "%s%.127s", s->ip, s->dso[0] ? " " : "",
+					 s->dso);
+			else
+				snprintf(where, sizeof(where), "(no call chain)");
+			r = lock_add_text(p, &cap, "  %10s %6" PRIu64 " waits  %s", tot, s->waits, where);
+		}
+		if (r >= 0 && nsites > LOCK_SITES_MAX)
+			r = lock_add_text(p, &cap, "  ... %zu more call sites", nsites - LOCK_SITES_MAX);
+		free(sites);
+		if (k->wait_ns > p->lock_max_ns)
+			p->lock_max_ns = k->wait_ns;
+	}
+	free(locks);
+	if (r == -ENOMEM)
+		return c2c_error_set(err, -ENOMEM, "out of memory");
+	return r < 0 ? r : 0;
 }
 
 static int line_open(struct view *v, struct c2c_error *err)
@@ -258,6 +377,8 @@ static int line_open(struct view *v, struct c2c_error *err)
 	p->more_cpus = 0;
 	for (size_t i = 0; i < p->ncells; i++)
 		add_cpu(p, p->cells[i].cpu);
+	if (p->info.lock_waits && (r = lock_section(v, err)) < 0)
+		return r;
 	line_sort(v);
 	table_set_rows(off_table(v), (long)p->noffs);
 	table_set_rows(site_table(v), (long)p->nsites);
@@ -267,7 +388,11 @@ static int line_open(struct view *v, struct c2c_error *err)
 
 static void line_close(struct view *v)
 {
-	line_free_data(v->priv);
+	struct line_priv *p = v->priv;
+
+	line_free_data(p);
+	store_close(p->wst);
+	p->wst = NULL;
 }
 
 static void off_text(const struct store_offset_row *o, char *buf, size_t size, bool words8)
@@ -444,7 +569,7 @@ static void line_draw(struct view *v)
 {
 	struct line_priv *p = v->priv;
 	const struct store_line_row *i = &p->info;
-	char buf[640], nodes[128], home[16], obj[160];
+	char buf[640], nodes[128], home[16], obj[224];
 	size_t len = 0;
 	int x;
 
@@ -461,11 +586,26 @@ static void line_draw(struct view *v)
 		snprintf(obj, sizeof(obj), "%s+0x%" PRIx64, i->symbol, i->symbol_offset);
 	else
 		snprintf(obj, sizeof(obj), "0x%" PRIx64, i->addr);
+	if (i->lock_waits) {
+		/* before the memory numbers: a lock line may have none */
+		char tot[32];
+		size_t ol = strlen(obj);
+		ms_text(tot, sizeof(tot), i->lock_wait_ns);
+		snprintf(obj + ol, sizeof(obj) - ol, "  lock waits %" PRIu64 " (%s)", i->lock_waits, tot);
+	}
 	snprintf(buf, sizeof(buf), "%s  home node %s  HITM %" PRIu64 " (lcl %" PRIu64 ", rmt %" PRIu64
 		 ")  peer %" PRIu64 "  loads %" PRIu64 "  stores %" PRIu64 "  CPUs %u  nodes %s  threads %u",
 		 obj, home, i->stats.tot_hitm, i->stats.lcl_hitm, i->stats.rmt_hitm, i->stats.tot_peer,
 		 c2c_total_loads(&i->stats), c2c_stores_total(&i->stats), i->nr_cpus, len ? nodes : "-", i->nr_threads);
 	term_field(v->y, 0, v->w, TH_HEADER, buf);
+	for (int k = 0; k < p->lock_h; k++) {
+		const char *t = p->lock_text[k];
+		/* when the section is cut, its last row says so */
+		if (k == p->lock_h - 1 && (size_t)p->lock_h < p->nlock_text)
+			t = "  ... (more locks and call sites: a taller terminal shows them)";
+		term_blank(p->lock_y + k, 0, v->w, TH_NORMAL);
+		term_text(p->lock_y + k, 1, v->w - 1, t[0] == ' ' ? TH_NORMAL : TH_COLHEAD, t);
+	}
 	draw_pane(v, off_table(v), p->off_y, p->focus == 0, 0);
 	if (p->map_w && p->off_h > 0) {
 		/* Heading: the last digit of each CPU (the title lists them);
@@ -508,6 +648,88 @@ static void swap_focus(struct view *v)
 	v->table = p->other;
 	p->other = tmp;
 	p->focus = !p->focus;
+}
+
+/* A writable handle on the session for attribution and assignment: the
+ * explorer's own is read-only. */
+static struct store *writable(struct view *v)
+{
+	struct line_priv *p = v->priv;
+	struct c2c_error err = { 0 };
+
+	if (p->wst)
+		return p->wst;
+	if (v->ex->collecting) {
+		view_message(v->ex, 1, "types can be attributed once collection has stopped");
+		return NULL;
+	}
+	if (store_open(&p->wst, store_path(v->ex->st), STORE_OPEN_APPEND, &err) < 0) {
+		view_message(v->ex, 1, "%s", err.msg);
+		p->wst = NULL;
+	}
+	return p->wst;
+}
+
+/* L: the layout of the type the line's samples were attributed to; the
+ * session is attributed on first use (saved in it). */
+static void open_layout(struct view *v)
+{
+	struct line_priv *p = v->priv;
+	struct explorer *ex = v->ex;
+	struct c2c_error err = { 0 };
+	struct view_query q;
+	uint64_t obj;
+
+	if (!typeinfo_present(ex->st)) {
+		struct typeinfo_opts o = { 0 };
+		struct typeinfo_stats ts;
+		struct store *w = writable(v);
+		if (!w)
+			return;
+		if (typeinfo_attribute(w, &o, &ts, &err) < 0) {
+			view_message(ex, 1, "%s", err.msg);
+			return;
+		}
+	}
+	if (typeinfo_line_object(ex->st, v->q.line, p->layout_arg.type, sizeof(p->layout_arg.type), &obj) < 0) {
+		view_message(ex, 0, "no sample of this line was attributed to a type (a: assign one by hand)");
+		return;
+	}
+	p->layout_arg.st = ex->st;
+	memset(&q, 0, sizeof(q));
+	q.ops = &view_layout_ops;
+	q.arg = &p->layout_arg;
+	q.line = v->q.line;
+	q.cpu = -1;
+	view_push(ex, &q);
+}
+
+/* a: pick the struct the line's object is; the object starts where the
+ * attribution says, else at the line's data symbol, else at the line. */
+static void open_assign(struct view *v)
+{
+	struct line_priv *p = v->priv;
+	struct store *w = writable(v);
+	struct view_query q;
+	char type[128];
+	uint64_t obj;
+
+	if (!w)
+		return;
+	if (typeinfo_line_object(v->ex->st, v->q.line, type, sizeof(type), &obj) == 0)
+		p->assign_arg.base = obj;
+	else if (p->info.symbol[0] && p->info.symbol[0] != '[')
+		p->assign_arg.base = v->q.line - p->info.symbol_offset;
+	else
+		p->assign_arg.base = v->q.line;
+	p->assign_arg.st = w;
+	p->assign_arg.session[0] = 0;
+	memset(&q, 0, sizeof(q));
+	q.ops = &view_assign_ops;
+	q.arg = &p->assign_arg;
+	q.line = v->q.line;
+	q.cpu = -1;
+	view_push(v->ex, &q);
 }
 
 static enum view_result line_action(struct view *v, enum action a)
@@ -558,6 +780,12 @@ static enum view_result line_action(struct view *v, enum action a)
 		q.line = v->q.line;
 		q.cpu = -1;
 		view_push(v->ex, &q);
+		return VIEW_HANDLED;
+	case ACT_LAYOUT:
+		open_layout(v);
+		return VIEW_HANDLED;
+	case ACT_ASSIGN:
+		open_assign(v);
 		return VIEW_HANDLED;
 	case ACT_CPUS:
 	case ACT_TIMELINE:

@@ -1,9 +1,15 @@
 /* Hot lines: perf's Shared Data Cache Line Table as a sortable table. Only
  * the visible rows are fetched (store_query_lines with a row range), so the
- * first screen and every scroll cost one small query at any session size. */
+ * first screen and every scroll cost one small query at any session size.
+ * Sessions with lock waits also list the lines holding waited-on locks
+ * (with their lock columns first), and every line carries its sharing
+ * verdict (false / true / mixed) from the types module. */
 #include "tui/view.h"
 #include "tui/term.h"
 
+#include "store/typeinfo.h"
+
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,8 +17,12 @@
 
 enum lines_col {
 	LC_RANK, LC_ADDR, LC_SHARE, LC_BAR, LC_HITM, LC_LCL, LC_RMT, LC_OBJECT, LC_PEER, LC_LOADS,
-	LC_STORES, LC_LAT, LC_NODE, LC_CPUS, LC_THREADS, LC_SITES, LC_LOCK, LC__COUNT
+	LC_STORES, LC_LAT, LC_NODE, LC_CPUS, LC_THREADS, LC_SITES, LC_LOCK, LC_WAITS, LC_VERDICT, LC__COUNT
 };
+
+/* Sort key of the verdict column: not a store sort, the view orders the
+ * whole table itself (false, mixed, true, none; HITM order within). */
+#define SORT_VERDICT 1000
 
 /* Listed by importance: narrow terminals drop columns from the right. */
 static const struct table_col lines_cols[LC__COUNT] = {
@@ -33,7 +43,21 @@ static const struct table_col lines_cols[LC__COUNT] = {
 	[LC_THREADS] = { "Thr", 4, 0, TAL_RIGHT, STORE_SORT_THREADS, 0 },
 	[LC_SITES]   = { "Sites", 5, 0, TAL_RIGHT, STORE_SORT_SITES, 0 },
 	[LC_LOCK]    = { "LockWait", 9, 0, TAL_RIGHT, STORE_SORT_LOCK_WAIT, 0 },
+	[LC_WAITS]   = { "Waits", 6, 0, TAL_RIGHT, STORE_SORT_LOCK_WAIT, 0 },
+	[LC_VERDICT] = { "Verdict", 7, 0, TAL_LEFT, SORT_VERDICT, 0 },
 };
+
+/* Column order (by importance) of a plain session, and of one with lock
+ * waits, where the lock columns come right after the address. */
+static const int mem_order[LC__COUNT] = {
+	LC_RANK, LC_ADDR, LC_SHARE, LC_BAR, LC_HITM, LC_LCL, LC_RMT, LC_OBJECT, LC_VERDICT, LC_PEER, LC_LOADS,
+	LC_STORES, LC_LAT, LC_NODE, LC_CPUS, LC_THREADS, LC_SITES, LC_LOCK, LC_WAITS,
+};
+static const int lock_order[LC__COUNT] = {
+	LC_RANK, LC_ADDR, LC_LOCK, LC_WAITS, LC_OBJECT, LC_SHARE, LC_BAR, LC_HITM, LC_LCL, LC_RMT, LC_VERDICT,
+	LC_PEER, LC_LOADS, LC_STORES, LC_LAT, LC_NODE, LC_CPUS, LC_THREADS, LC_SITES,
+};
+static struct table_col mem_cols[LC__COUNT], lock_cols[LC__COUNT];
 
 struct lines_priv {
 	struct store_line_row *rows;   /* the visible rows only */
@@ -41,7 +65,73 @@ struct lines_priv {
 	uint64_t first;                /* table row of rows[0] */
 	uint64_t total;
 	bool show_all;                 /* every line, not only shared ones */
+	bool locks;                    /* the session has lock waits */
+	const int *order;              /* table column -> enum lines_col */
+	/* Verdicts, computed once per view (a scan of every sample), by
+	 * line address for lookups. */
+	struct typeinfo_verdict_row *verdicts;
+	size_t nverdicts;
+	bool verdicts_done;
+	/* Sorting by verdict: the whole table, ordered here. */
+	struct store_line_row *all;
+	size_t nall;
+	bool all_valid;
 };
+
+static int by_addr(const void *x, const void *y)
+{
+	const struct typeinfo_verdict_row *a = x, *b = y;
+	return a->line_addr < b->line_addr ? -1 : a->line_addr > b->line_addr;
+}
+
+static const struct typeinfo_verdict_row *verdict_of(const struct lines_priv *p, uint64_t addr)
+{
+	size_t lo = 0, hi = p->nverdicts;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (p->verdicts[mid].line_addr == addr)
+			return &p->verdicts[mid];
+		if (p->verdicts[mid].line_addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* false sharing first (what a layout change fixes), then mixed, true,
+ * none, and lines without a verdict last. */
+static int verdict_rank(const struct lines_priv *p, uint64_t addr)
+{
+	const struct typeinfo_verdict_row *v = verdict_of(p, addr);
+
+	if (!v)
+		return 4;
+	switch (v->v.verdict) {
+	case LAYOUT_FALSE: return 0;
+	case LAYOUT_MIXED: return 1;
+	case LAYOUT_TRUE: return 2;
+	default: return 3;
+	}
+}
+
+static int sort_verdict(const void *x, const void *y, void *arg)
+{
+	const struct store_line_row *a = x, *b = y;
+	int ra = verdict_rank(arg, a->addr), rb = verdict_rank(arg, b->addr);
+
+	if (ra != rb)
+		return ra - rb;
+	/* The rows came in the table's HITM order: keep it. */
+	return a->rank < b->rank ? -1 : a->rank > b->rank;
+}
+
+static bool verdict_sorted(const struct view *v)
+{
+	const struct table *t = &v->table;
+	return t->sort_col >= 0 && t->cols[t->sort_col].sort_key == SORT_VERDICT;
+}
 
 static uint64_t mode_total(const struct explorer *ex)
 {
@@ -57,11 +147,42 @@ static void lines_query(struct view *v, struct store_lines_query *q, uint64_t of
 	store_lines_query_init(q);
 	q->mode = ex->mode;
 	q->filter = ex->filter;
-	q->sort = t->sort_col >= 0 ? (enum store_line_sort)t->cols[t->sort_col].sort_key : STORE_SORT_HITM;
-	q->ascending = !t->sort_desc;
+	q->sort = t->sort_col >= 0 && !verdict_sorted(v) ? (enum store_line_sort)t->cols[t->sort_col].sort_key
+							  : STORE_SORT_HITM;
+	q->ascending = verdict_sorted(v) ? false : !t->sort_desc;
 	q->show_all = ((struct lines_priv *)v->priv)->show_all;
+	q->with_locks = ((struct lines_priv *)v->priv)->locks;
 	q->offset = offset;
 	q->limit = limit;
+}
+
+/* The whole table in verdict order (the store cannot sort by verdict). */
+static int lines_fetch_all(struct view *v, struct c2c_error *err)
+{
+	struct lines_priv *p = v->priv;
+	struct store_lines_query q;
+	uint64_t total = 0;
+	int r;
+
+	free(p->all);
+	p->all = NULL;
+	p->nall = 0;
+	lines_query(v, &q, 0, 0);
+	r = store_query_lines(v->ex->st, &q, &p->all, &p->nall, &total, err);
+	if (r < 0)
+		return r;
+	if (p->nall)
+		qsort_r(p->all, p->nall, sizeof(*p->all), sort_verdict, p);
+	if (!v->table.sort_desc)
+		for (size_t i = 0; i < p->nall / 2; i++) {
+			struct store_line_row tmp = p->all[i];
+			p->all[i] = p->all[p->nall - 1 - i];
+			p->all[p->nall - 1 - i] = tmp;
+		}
+	for (size_t i = 0; i < p->nall; i++)
+		p->all[i].rank = i;
+	p->all_valid = true;
+	return 0;
 }
 
 static int lines_fetch(struct view *v, struct c2c_error *err)
@@ -73,10 +194,23 @@ static int lines_fetch(struct view *v, struct c2c_error *err)
 	uint64_t total = 0;
 	int r;
 
-	lines_query(v, &q, (uint64_t)v->table.top, v->table.height > 0 ? (uint64_t)v->table.height : 1);
-	r = store_query_lines(v->ex->st, &q, &rows, &n, &total, err);
-	if (r < 0)
-		return r;
+	if (verdict_sorted(v)) {
+		uint64_t top = (uint64_t)v->table.top, want = v->table.height > 0 ? (uint64_t)v->table.height : 1;
+		if (!p->all_valid && (r = lines_fetch_all(v, err)) < 0)
+			return r;
+		total = p->nall;
+		n = top < p->nall ? (size_t)(p->nall - top < want ? p->nall - top : want) : 0;
+		if (n && !(rows = malloc(n * sizeof(*rows))))
+			return c2c_error_set(err, -ENOMEM, "out of memory");
+		if (n)
+			memcpy(rows, p->all + top, n * sizeof(*rows));
+	} else {
+		p->all_valid = false;
+		lines_query(v, &q, (uint64_t)v->table.top, v->table.height > 0 ? (uint64_t)v->table.height : 1);
+		r = store_query_lines(v->ex->st, &q, &rows, &n, &total, err);
+		if (r < 0)
+			return r;
+	}
 	free(p->rows);
 	p->rows = rows;
 	p->nrows = n;
@@ -92,14 +226,43 @@ static int lines_fetch(struct view *v, struct c2c_error *err)
 	return 0;
 }
 
+static int col_of(const int *order, int c)
+{
+	for (int i = 0; i < LC__COUNT; i++)
+		if (order[i] == c)
+			return i;
+	return 0;
+}
+
 static int lines_open(struct view *v, struct c2c_error *err)
 {
+	struct lines_priv *p = v->priv;
+	const struct store_summary *sum = &v->ex->summary;
+
 	if (!v->table.cols) {
-		table_init(&v->table, lines_cols, LC__COUNT);
+		bool lock_only = sum->lock_waits && !view_hitm(&sum->total, STORE_MODE_TOT) &&
+				 !c2c_stores_total(&sum->total);
+		p->locks = sum->lock_waits > 0;
+		p->order = p->locks ? lock_order : mem_order;
+		for (int i = 0; i < LC__COUNT; i++) {
+			mem_cols[i] = lines_cols[mem_order[i]];
+			lock_cols[i] = lines_cols[lock_order[i]];
+		}
+		table_init(&v->table, p->locks ? lock_cols : mem_cols, LC__COUNT);
 		v->table.frozen = 2;   /* rank and address stay when scrolling columns */
-		v->table.sort_col = LC_SHARE;
+		/* A session of lock waits alone: by wait time. */
+		v->table.sort_col = col_of(p->order, lock_only ? LC_LOCK : LC_SHARE);
 		v->table.sort_desc = 1;
 	}
+	if (!p->verdicts_done) {
+		/* Once per view: the verdicts read every sample. */
+		if (typeinfo_query_verdicts(v->ex->st, &p->verdicts, &p->nverdicts, err) < 0)
+			return -1;
+		if (p->nverdicts)
+			qsort(p->verdicts, p->nverdicts, sizeof(*p->verdicts), by_addr);
+		p->verdicts_done = true;
+	}
+	p->all_valid = false;
 	view_table_layout(v);
 	return lines_fetch(v, err);
 }
@@ -110,6 +273,11 @@ static void lines_close(struct view *v)
 
 	free(p->rows);
 	p->rows = NULL;
+	free(p->all);
+	p->all = NULL;
+	free(p->verdicts);
+	p->verdicts = NULL;
+	p->verdicts_done = false;
 }
 
 static const struct store_line_row *lines_row(struct view *v, long row)
@@ -125,7 +293,9 @@ static void lines_draw_row(struct view *v, long row, int selected)
 {
 	struct explorer *ex = v->ex;
 	const struct store_line_row *r = lines_row(v, row);
-	struct table_cell cells[LC__COUNT];
+	struct lines_priv *p = v->priv;
+	const struct typeinfo_verdict_row *vr;
+	struct table_cell cells[LC__COUNT], ordered[LC__COUNT];
 	char b[LC__COUNT][300];
 	uint64_t tot = mode_total(ex), hitm;
 	double share;
@@ -155,10 +325,16 @@ static void lines_draw_row(struct view *v, long row, int selected)
 	snprintf(b[LC_CPUS], sizeof(b[0]), "%u", r->nr_cpus);
 	snprintf(b[LC_THREADS], sizeof(b[0]), "%u", r->nr_threads);
 	snprintf(b[LC_SITES], sizeof(b[0]), "%u", r->nr_sites);
-	if (r->lock_waits)
+	if (r->lock_waits) {
 		snprintf(b[LC_LOCK], sizeof(b[0]), "%.3fms", (double)r->lock_wait_ns / 1e6);
-	else
+		text_count(b[LC_WAITS], sizeof(b[0]), r->lock_waits, 6);
+	} else {
 		snprintf(b[LC_LOCK], sizeof(b[0]), "-");
+		snprintf(b[LC_WAITS], sizeof(b[0]), "-");
+	}
+	vr = verdict_of(p, r->addr);
+	snprintf(b[LC_VERDICT], sizeof(b[0]), "%s",
+		 !vr || vr->v.verdict == LAYOUT_NONE ? "-" : layout_verdict_name(vr->v.verdict));
 	if (r->symbol[0] && (!r->dso[0] || !strcmp(r->dso, r->symbol)))
 		snprintf(b[LC_OBJECT], sizeof(b[0]), "%s+0x%" PRIx64, r->symbol, r->symbol_offset);
 	else if (r->symbol[0])
@@ -173,7 +349,11 @@ static void lines_draw_row(struct view *v, long row, int selected)
 	cells[LC_BAR].bar = share;
 	cells[LC_BAR].heat = share;
 	cells[LC_SHARE].elem = theme_heat(share);
-	table_draw_row(&v->table, y, cells, selected);
+	if (vr && vr->v.verdict == LAYOUT_FALSE)
+		cells[LC_VERDICT].elem = TH_HEAT4;
+	for (int i = 0; i < LC__COUNT; i++)
+		ordered[i] = cells[p->order[i]];
+	table_draw_row(&v->table, y, ordered, selected);
 }
 
 static void lines_draw(struct view *v)
@@ -187,7 +367,7 @@ static void lines_title(struct view *v, char *buf, size_t size)
 	const struct table *t = &v->table;
 
 	snprintf(buf, size, "%s: %" PRIu64 " shown, share of %s%s  (sort: %s %s)",
-		 p->show_all ? "All cache lines" : "Hot cache lines", p->total,
+		 p->show_all ? "All cache lines" : p->locks ? "Hot cache lines and locks" : "Hot cache lines", p->total,
 		 v->ex->mode == STORE_MODE_PEER ? "" : view_mode_name(v->ex->mode),
 		 v->ex->mode == STORE_MODE_PEER ? "peer snoops" : " HITM",
 		 t->sort_col >= 0 ? t->cols[t->sort_col].title : "-", t->sort_desc ? "desc" : "asc");
@@ -230,7 +410,23 @@ static int lines_search(struct view *v, const char *text, int dir, struct c2c_er
 	const long chunk = 512;
 	struct store_lines_query q;
 	long n = v->table.nrows, start = v->table.cursor, scanned = 0;
+	struct lines_priv *p = v->priv;
 
+	if (verdict_sorted(v)) {
+		/* The table is in memory, in the order seen. */
+		if (!p->all_valid && lines_fetch_all(v, err) < 0)
+			return -1;
+		for (long k = 1; k <= (long)p->nall; k++) {
+			long row = ((start + dir * k) % (long)p->nall + (long)p->nall) % (long)p->nall;
+			if (row_matches(v, text, &p->all[row])) {
+				table_goto(&v->table, row);
+				if (table_page_changed(&v->table) && lines_fetch(v, err) < 0)
+					return -1;
+				return 1;
+			}
+		}
+		return 0;
+	}
 	while (scanned < n) {
 		struct store_line_row *rows = NULL;
 		size_t got = 0;

@@ -162,7 +162,9 @@ if [ ! -x "$gen" ]; then
 	skip agree_perf_generated "$gen is not built"
 	exit 0
 fi
-for sc in false-sharing true-sharing classes mixed; do
+# line-identity: lines split by cpumode and, for private anonymous memory,
+# by pid (perf's dcacheline key; collector/c2c_lineid.h)
+for sc in false-sharing true-sharing classes mixed line-identity; do
 	f=$E2E_TMP/$sc.data
 	if ! "$gen" --scenario "$sc" -o "$f" --seed 7 >/dev/null 2>"$f.err"; then
 		nok "gen/$sc" "c2c-gen failed: $(head -1 "$f.err")"
@@ -170,7 +172,7 @@ for sc in false-sharing true-sharing classes mixed; do
 	fi
 	db=$(import_db "$f" "$E2E_TMP/$sc.db")
 	# every option set on the richest scenario, the usual ones elsewhere
-	run_file "gen/$sc" "$f" "$f" "$db" "$([ "$sc" = mixed ] && echo extra || echo all)"
+	run_file "gen/$sc" "$f" "$f" "$db" "$([ "$sc" = mixed ] || [ "$sc" = line-identity ] && echo extra || echo all)"
 	# perf c2c report cannot read pipe files; the same scenario and seed in
 	# pipe format must give perf's numbers for the file format.
 	if "$gen" --scenario "$sc" -o "$f.pipe" --seed 7 --pipe >/dev/null 2>"$f.err"; then

@@ -589,6 +589,64 @@ static int scen_mixed(struct gen *g, uint64_t total)
 	return ret;
 }
 
+/* line-identity: perf's dcacheline key splits lines that share an address
+ * (collector/c2c_lineid.h). Both processes have private anonymous memory
+ * at the same virtual address (one line per pid); a futex-like word is
+ * touched from user mode and from kernel mode (two lines: the kernel-mode
+ * samples find no map for a user address); a kernel data line touched by
+ * both processes in kernel mode stays one line (the kernel is not keyed
+ * by pid); loads without a data address come from both modes (two 0x0
+ * lines, shown with --show-all). */
+static int ident_add(struct list *l, uint32_t count, uint8_t cls, uint8_t mods, uint8_t proc, uint8_t t,
+		     uint8_t kernel, uint64_t addr, uint64_t ip)
+{
+	struct spec s = { .cls = cls, .mods = mods, .proc = proc, .thread = t, .kernel = kernel,
+			  .ip = ip, .addr = addr };
+
+	return list_add(l, count, &s);
+}
+
+static int scen_line_identity(struct gen *g, struct list *l, uint64_t total)
+{
+	const struct proc *a = &g->procs[0], *b = &g->procs[1];
+	uint64_t shared = a->heap + 0x60000, futex = a->heap + 0x70000 + 0x4;
+	uint64_t kdata = KERNEL_DATA + 0x2000, kip = KERNEL_START + 0x100400;
+	int ret = 0;
+
+	for (uint8_t t = 0; t < 2 && !ret; t++) {
+		/* same virtual line, two processes: two lines in perf */
+		if ((ret = ident_add(l, 7, PDW_LD_RMT_HITM, 0, 0, t, 0, shared + 0x0, a->bin + 0x1100)) ||
+		    (ret = ident_add(l, 3, PDW_LD_LCL_HITM, 0, 0, t, 0, shared + 0x8, a->bin + 0x1108)) ||
+		    (ret = ident_add(l, 10, PDW_ST_L1_HIT, 0, 0, t, 0, shared + 0x8, a->bin + 0x1110)) ||
+		    (ret = ident_add(l, 10, PDW_LD_L1_HIT, 0, 0, t, 0, shared + 0x0, a->bin + 0x1100)) ||
+		    (ret = ident_add(l, 5, PDW_LD_RMT_HITM, 0, 1, t, 0, shared + 0x0, b->bin + 0x1100)) ||
+		    (ret = ident_add(l, 2, PDW_LD_LCL_HITM, 0, 1, t, 0, shared + 0x10, b->bin + 0x1120)) ||
+		    (ret = ident_add(l, 8, PDW_ST_L1_MISS, 0, 1, t, 0, shared + 0x10, b->bin + 0x1128)) ||
+		    (ret = ident_add(l, 5, PDW_LD_L1_HIT, 0, 1, t, 0, shared + 0x0, b->bin + 0x1100)))
+			break;
+		/* one word from user and kernel mode: two lines */
+		if ((ret = ident_add(l, 6, PDW_LD_RMT_HITM, PDW_MEM_LOCKED, 0, (uint8_t)(t + 2), 0, futex,
+				     a->bin + 0x1200)) ||
+		    (ret = ident_add(l, 4, PDW_ST_L1_HIT, PDW_MEM_LOCKED, 0, (uint8_t)(t + 2), 0, futex, a->bin + 0x1200)) ||
+		    (ret = ident_add(l, 4, PDW_LD_RMT_HITM, 0, 0, t, 1, futex, kip)) ||
+		    (ret = ident_add(l, 1, PDW_LD_LCL_HITM, 0, 0, t, 1, futex, kip + 0x10)) ||
+		    (ret = ident_add(l, 3, PDW_ST_L1_HIT, PDW_MEM_LOCKED, 0, t, 1, futex, kip + 0x20)))
+			break;
+		/* kernel data from both processes: one line */
+		if ((ret = ident_add(l, 3, PDW_LD_RMT_HITM, 0, 0, t, 1, kdata, kip + 0x40)) ||
+		    (ret = ident_add(l, 2, PDW_LD_RMT_HITM, 0, 1, t, 1, kdata + 0x8, kip + 0x48)) ||
+		    (ret = ident_add(l, 2, PDW_ST_L1_HIT, 0, 1, t, 1, kdata + 0x8, kip + 0x50)))
+			break;
+		/* no data address, from both modes */
+		if ((ret = ident_add(l, 2, PDW_LD_L1_HIT, 0, 0, t, 1, 0, kip + 0x60)) ||
+		    (ret = ident_add(l, 3, PDW_LD_L2_HIT, 0, 1, t, 0, 0, b->bin + 0x1300)))
+			break;
+	}
+	if (!ret && total > l->n)
+		ret = add_background(g, l, total - l->n);
+	return ret;
+}
+
 /* ---- lock-tracepoints ------------------------------------------------ */
 
 #define LCB_F_SPIN  0x01
@@ -718,7 +776,7 @@ static int scen_lock_tracepoints(struct gen *g, uint64_t waits)
 /* ---- driver ---------------------------------------------------------- */
 
 static const char *const names[] = {
-	"false-sharing", "true-sharing", "classes", "mixed", "bench", "lock-tracepoints", NULL,
+	"false-sharing", "true-sharing", "classes", "mixed", "bench", "lock-tracepoints", "line-identity", NULL,
 };
 
 const char *const *gen_scenario_names(void)
@@ -738,6 +796,8 @@ uint64_t gen_scenario_default_samples(const char *name)
 		return 1000000;
 	if (!strcmp(name, "lock-tracepoints"))
 		return 120;
+	if (!strcmp(name, "line-identity"))
+		return 600;
 	return 0;
 }
 
@@ -769,6 +829,10 @@ int gen_scenario(const char *path, const struct gen_params *prm, struct gen_expe
 	if (!strcmp(name, "mixed") || !strcmp(name, "bench"))
 		proc_init(&g, &g.procs[1], 5151, "c2c-demo2", "/usr/bin/c2c-demo2", 0x600000,
 			  0x7f5b80000000ull, 4, 1);
+	/* line-identity: the second process's heap at the first one's address */
+	if (!strcmp(name, "line-identity"))
+		proc_init(&g, &g.procs[1], 5151, "c2c-demo2", "/usr/bin/c2c-demo2", 0x600000,
+			  0x7f3a40000000ull, 4, 1);
 	g.e->nr_cpus = g.ncpu;
 	g.e->nr_nodes = g.nodes;
 	g.e->pids = g.nr_procs;
@@ -792,6 +856,8 @@ int gen_scenario(const char *path, const struct gen_params *prm, struct gen_expe
 		ret = scen_true_sharing(&g, &l, total);
 	else if (!strcmp(name, "classes"))
 		ret = scen_classes(&g, &l, total);
+	else if (!strcmp(name, "line-identity"))
+		ret = scen_line_identity(&g, &l, total);
 	else if (lock)
 		ret = scen_lock_tracepoints(&g, total);
 	else
