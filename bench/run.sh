@@ -15,6 +15,7 @@ sizes=${BENCH_SIZES:-"1000000 10000000"}
 # run_timed NAME CMD... -> sets T_WALL (s) and T_RSS (MiB)
 run_timed() {
   local tf=$out/time.txt
+  shift  # NAME labels the call only
   /usr/bin/time -f '%e %M' -o "$tf" "$@" >/dev/null 2>"$out/stderr.txt" || {
     echo "bench: command failed: $*" >&2; tail -3 "$out/stderr.txt" >&2; return 1; }
   read -r T_WALL T_RSS < "$tf"

@@ -1,6 +1,7 @@
 /* Queries: the timeline (samples and lock waits per time bucket, for the
  * session or one line) and search (addresses, data symbols, functions). */
 #include "store/store_internal.h"
+#include "store/agg_timeline.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -36,7 +37,27 @@ int store_query_timeline(struct store *st, uint64_t line_addr, const struct stor
 		nbuckets = 100000;
 	t0 = f ? f->time_from : 0;
 	t1 = f ? f->time_to : 0;
-	if (!t0 || !t1) {
+	/* A finalized session has the per-slice aggregate (agg_timeline.c).
+	 * Without a time window the buckets are whole numbers of its slices
+	 * (k = ceil(slices / nbuckets) each, so ceil(slices / k) <= nbuckets
+	 * buckets), whichever path answers: then the slices give exactly the
+	 * scan's sums. With no filter but the line they answer; cpu/node/pid/
+	 * tid filters, time windows, 128-byte or physical lines, lines not in
+	 * agg_time_line and sessions without a current aggregate scan. */
+	struct store_slicing sl;
+	bool sliced = !t0 && !t1 && store_timeline_slicing(st, &sl);
+	if (sliced && !store_timeline_scan_forced() &&
+	    (!f || (f->cpu < 0 && f->node < 0 && f->pid < 0 && f->tid < 0 && !f->double_cl && !f->phys_lines))) {
+		r = store_timeline_from_slices(st, &sl, line_addr, mode_counter(mode), nbuckets, rows, n, err);
+		if (r != 0)
+			return r < 0 ? r : 0;
+	}
+	if (sliced) {
+		uint32_t k = store_timeline_step(&sl, !all, nbuckets);
+		nbuckets = (sl.nslices + k - 1) / k;
+		t0 = sl.t0;
+		t1 = sl.t0 + (uint64_t)nbuckets * k * sl.width;
+	} else if (!t0 || !t1) {
 		if ((r = store_prepare(st, &s, "SELECT MIN(time), MAX(time) FROM (SELECT time FROM main.samples WHERE time > 0"
 					 " UNION ALL SELECT time FROM main.lock_waits WHERE time > 0)", err)) < 0)
 			return r;
@@ -50,7 +71,7 @@ int store_query_timeline(struct store *st, uint64_t line_addr, const struct stor
 	}
 	if (t1 <= t0)
 		return 0;
-	width = (t1 - t0 + nbuckets - 1) / nbuckets;
+	width = sliced ? (t1 - t0) / nbuckets : (t1 - t0 + nbuckets - 1) / nbuckets;
 	if (!width)
 		width = 1;
 	*rows = calloc(nbuckets, sizeof(**rows));

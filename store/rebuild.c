@@ -133,7 +133,7 @@ int agg_rebuild(struct agg *a, struct store *st, const struct store_filter *f, s
 	filter_where(f, where, sizeof(where), true);
 	snprintf(sql, sizeof(sql),
 		 "SELECT lock_addr, tid, site, w.dsym, flags, wait_ns, d.start FROM lock_waits w"
-		 " LEFT JOIN dsyms d ON d.id = w.dsym%s ORDER BY w.id", where);
+		 " LEFT JOIN (SELECT id, start FROM dsyms) d ON d.id = w.dsym%s ORDER BY w.id", where);
 	if ((r = store_prepare(st, &s, sql, err)) < 0)
 		return r;
 	filter_bind(s, f);

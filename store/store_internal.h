@@ -329,4 +329,10 @@ int store_begin_write(struct store *st, struct c2c_error *err);
 /* Writes the in-memory counters into the counters table. */
 int store_write_counters(struct store *st, struct c2c_error *err);
 
+/* ---- timeline slices (store/agg_timeline.c; more in agg_timeline.h) -- */
+
+/* (Re)builds the per-time-slice aggregate (agg_time_slice, agg_time_line)
+ * in its own transaction; store_finalize calls it after its commit. */
+int store_timeline_build(struct store *st, struct c2c_error *err);
+
 #endif /* C2C_STORE_INTERNAL_H */

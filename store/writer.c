@@ -496,7 +496,7 @@ int store_finalize(struct store *st, struct c2c_error *err)
 		return r;
 	if ((r = store_set_meta(st, STORE_META_FINALIZED, "1", err)) < 0)
 		return r;
-	if ((r = store_commit(st, err)) < 0)
+	if ((r = store_commit(st, err)) < 0 || (r = store_timeline_build(st, err)) < 0)
 		return r;
 	if (st->bulk && (r = store_set_bulk_load(st, false, err)) < 0)
 		return r;

@@ -163,6 +163,9 @@ void *view_job_arg(struct view_job *j);
 int view_job_result(struct view_job *j, struct c2c_error *err, double *ms);
 /* Done: frees the job and arg. Running: abandons it (the thread frees). */
 void view_job_release(struct view_job *j);
+/* Waits up to timeout_ms for every job thread (abandoned ones too) to
+ * close its handle on the session; the explorer calls it when it ends. */
+void view_jobs_wait(int timeout_ms);
 /* For bench timing: logs "NAME_ms=X" to C2CTUI_TIMING. */
 void view_timing(const char *name, double ms);
 

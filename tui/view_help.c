@@ -96,7 +96,7 @@ static int help_open(struct view *v, struct c2c_error *err)
 	help_free(p);
 	add_scope(p, NULL, "Keys in every view");
 	add_scope(p, "lines", "Hot lines view");
-	add_scope(p, "line", "Cache line view (offsets above, code sites below)");
+	add_scope(p, "line", "Cache line view (locks, offsets, code sites)");
 	add_scope(p, "cpus", "CPUs and nodes view");
 	add_scope(p, "timeline", "Timeline view");
 	add_scope(p, "sort", "While choosing a sort column (after s)");

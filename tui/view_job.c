@@ -3,7 +3,9 @@
  * read-only store handle (a struct store is one thread's), the loop stays
  * responsive, and the thread writes the explorer's wake pipe when done.
  * A view that goes away abandons its job; the thread then frees the job
- * itself when the query ends. */
+ * itself when the query ends. The explorer waits a little for running
+ * threads when it ends (view_jobs_wait), so that a session file removed
+ * right after (open perf.data) is not re-created by a reader. */
 #include "tui/view.h"
 
 #include <errno.h>
@@ -17,6 +19,37 @@
 #include <unistd.h>
 
 enum job_state { JOB_RUNNING, JOB_DONE, JOB_ABANDONED };
+
+/* Threads with the session open. */
+static pthread_mutex_t jobs_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t jobs_cond = PTHREAD_COND_INITIALIZER;
+static int jobs_running;
+
+static void jobs_add(int d)
+{
+	pthread_mutex_lock(&jobs_lock);
+	jobs_running += d;
+	pthread_cond_broadcast(&jobs_cond);
+	pthread_mutex_unlock(&jobs_lock);
+}
+
+void view_jobs_wait(int timeout_ms)
+{
+	struct timespec until;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += timeout_ms / 1000;
+	until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&jobs_lock);
+	while (jobs_running > 0)
+		if (pthread_cond_timedwait(&jobs_cond, &jobs_lock, &until) != 0)
+			break;
+	pthread_mutex_unlock(&jobs_lock);
+}
 
 struct view_job {
 	atomic_int state;
@@ -67,9 +100,10 @@ static void *job_main(void *p)
 		if (write(j->wake_fd, &b, 1) < 0) {
 			/* Full pipe: a wake-up is pending anyway. */
 		}
-		return NULL;
+	} else {
+		job_free(j);   /* abandoned while running */
 	}
-	job_free(j);   /* abandoned while running */
+	jobs_add(-1);
 	return NULL;
 }
 
@@ -100,9 +134,11 @@ struct view_job *view_job_start(struct explorer *ex, int (*fn)(struct store *, v
 	}
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	jobs_add(1);
 	r = pthread_create(&th, &attr, job_main, j);
 	pthread_attr_destroy(&attr);
 	if (r) {
+		jobs_add(-1);
 		c2c_error_set(err, -r, "cannot start a background query: %s", strerror(r));
 		job_free(j);
 		return NULL;

@@ -67,11 +67,12 @@ struct lines_priv {
 	bool show_all;                 /* every line, not only shared ones */
 	bool locks;                    /* the session has lock waits */
 	const int *order;              /* table column -> enum lines_col */
-	/* Verdicts, computed once per view (a scan of every sample), by
-	 * line address for lookups. */
+	/* Verdicts, computed once per view in the background (a scan of
+	 * every sample), by line address for lookups. */
 	struct typeinfo_verdict_row *verdicts;
 	size_t nverdicts;
 	bool verdicts_done;
+	struct view_job *job;
 	/* Sorting by verdict: the whole table, ordered here. */
 	struct store_line_row *all;
 	size_t nall;
@@ -226,6 +227,59 @@ static int lines_fetch(struct view *v, struct c2c_error *err)
 	return 0;
 }
 
+/* The background verdict query's output, owned by the job. */
+struct verdict_args {
+	struct typeinfo_verdict_row *rows;
+	size_t n;
+};
+
+static int verdict_query(struct store *st, void *arg, struct c2c_error *err)
+{
+	struct verdict_args *a = arg;
+
+	if (typeinfo_query_verdicts(st, &a->rows, &a->n, err) < 0)
+		return -1;
+	if (a->n)
+		qsort(a->rows, a->n, sizeof(*a->rows), by_addr);
+	return 0;
+}
+
+static void verdict_args_free(void *arg)
+{
+	struct verdict_args *a = arg;
+
+	free(a->rows);
+	free(a);
+}
+
+/* The verdicts arrived: take them, and re-order when sorted by them. */
+static void lines_wake(struct view *v)
+{
+	struct lines_priv *p = v->priv;
+	struct c2c_error err = { 0 };
+	struct verdict_args *a;
+	double ms;
+
+	if (!p->job || !view_job_done(p->job))
+		return;
+	if (view_job_result(p->job, &err, &ms) < 0) {
+		view_message(v->ex, 1, "verdicts: %s", err.msg);
+	} else {
+		view_timing("verdicts_ready", ms);
+		a = view_job_arg(p->job);
+		free(p->verdicts);
+		p->verdicts = a->rows;
+		p->nverdicts = a->n;
+		a->rows = NULL;
+	}
+	view_job_release(p->job);
+	p->job = NULL;
+	p->verdicts_done = true;
+	p->all_valid = false;
+	if (verdict_sorted(v) && lines_fetch(v, &err) < 0)
+		view_message(v->ex, 1, "%s", err.msg);
+}
+
 static int col_of(const int *order, int c)
 {
 	for (int i = 0; i < LC__COUNT; i++)
@@ -239,7 +293,10 @@ static int lines_open(struct view *v, struct c2c_error *err)
 	struct lines_priv *p = v->priv;
 	const struct store_summary *sum = &v->ex->summary;
 
-	if (!v->table.cols) {
+	/* Lock waits may appear later (live): the columns follow, once (a
+	 * filter hiding them does not switch back), and a session of lock
+	 * waits alone is sorted by wait time. */
+	if (!v->table.cols || (!p->locks && sum->lock_waits > 0)) {
 		bool lock_only = sum->lock_waits && !view_hitm(&sum->total, STORE_MODE_TOT) &&
 				 !c2c_stores_total(&sum->total);
 		p->locks = sum->lock_waits > 0;
@@ -250,17 +307,18 @@ static int lines_open(struct view *v, struct c2c_error *err)
 		}
 		table_init(&v->table, p->locks ? lock_cols : mem_cols, LC__COUNT);
 		v->table.frozen = 2;   /* rank and address stay when scrolling columns */
-		/* A session of lock waits alone: by wait time. */
 		v->table.sort_col = col_of(p->order, lock_only ? LC_LOCK : LC_SHARE);
 		v->table.sort_desc = 1;
 	}
-	if (!p->verdicts_done) {
-		/* Once per view: the verdicts read every sample. */
-		if (typeinfo_query_verdicts(v->ex->st, &p->verdicts, &p->nverdicts, err) < 0)
+	if (!p->verdicts_done && !p->job) {
+		/* Once per view, in the background: the verdicts read every
+		 * sample, and the first screen must not wait for them. */
+		struct verdict_args *a = calloc(1, sizeof(*a));
+		if (!a)
+			return c2c_error_set(err, -ENOMEM, "out of memory");
+		p->job = view_job_start(v->ex, verdict_query, a, verdict_args_free, err);
+		if (!p->job)
 			return -1;
-		if (p->nverdicts)
-			qsort(p->verdicts, p->nverdicts, sizeof(*p->verdicts), by_addr);
-		p->verdicts_done = true;
 	}
 	p->all_valid = false;
 	view_table_layout(v);
@@ -278,6 +336,8 @@ static void lines_close(struct view *v)
 	free(p->verdicts);
 	p->verdicts = NULL;
 	p->verdicts_done = false;
+	view_job_release(p->job);
+	p->job = NULL;
 }
 
 static const struct store_line_row *lines_row(struct view *v, long row)
@@ -333,7 +393,7 @@ static void lines_draw_row(struct view *v, long row, int selected)
 		snprintf(b[LC_WAITS], sizeof(b[0]), "-");
 	}
 	vr = verdict_of(p, r->addr);
-	snprintf(b[LC_VERDICT], sizeof(b[0]), "%s",
+	snprintf(b[LC_VERDICT], sizeof(b[0]), "%s", !p->verdicts_done ? "..." :
 		 !vr || vr->v.verdict == LAYOUT_NONE ? "-" : layout_verdict_name(vr->v.verdict));
 	if (r->symbol[0] && (!r->dso[0] || !strcmp(r->dso, r->symbol)))
 		snprintf(b[LC_OBJECT], sizeof(b[0]), "%s+0x%" PRIx64, r->symbol, r->symbol_offset);
@@ -482,4 +542,5 @@ const struct view_ops view_lines_ops = {
 	.action = lines_action,
 	.search = lines_search,
 	.title = lines_title,
+	.wake = lines_wake,
 };

@@ -754,6 +754,9 @@ static void explorer_free(struct explorer *ex)
 			v->q.ops->close(v);
 		free(v->priv);
 	}
+	/* Abandoned background queries still read the session: let short
+	 * ones finish before the caller may remove the file. */
+	view_jobs_wait(2000);
 	if (ex->wake[0] >= 0)
 		close(ex->wake[0]);
 	if (ex->wake[1] >= 0)

@@ -133,9 +133,10 @@ if [ -f s.db ] && tui_start 200 30 -- "$C2CTUI" open s.db; then
              END{printf "samples %d  HITM %d (lcl %d, rmt %d)", t, l+r, l, r}')
   got_hdr=$(tui_screen | sed -n 2p | sed 's/  lost [0-9]*//; s/  peer.*//')
   [ "$got_hdr" = "$want_hdr" ] && ok "$T: header equals report" || nok "$T: header equals report" "'$got_hdr' vs '$want_hdr'"
-  # Top line: address, Tot Hitm, Lcl, Rmt, Total Loads, Total Stores.
+  # Top line: address, Tot Hitm, Lcl, Rmt, Total Loads, Total Stores (on screen: Share,
+  # bar, Hitm, Lcl, Rmt, Data object, Verdict, Peer, Loads, Stores).
   want_row=$(echo "$rep" | sed -n '/Shared Data Cache Line Table/,/Pareto/p' | awk '$1 == "0" {print $2, $6, $7, $8, $10, $11; exit}')
-  got_row=$(tui_screen | awk '$1 == "0" && $2 ~ /^0x/ {print $2, $5, $6, $7, $10, $11; exit}')
+  got_row=$(tui_screen | awk '$1 == "0" && $2 ~ /^0x/ {print $2, $5, $6, $7, $11, $12; exit}')
   [ -n "$want_row" ] && [ "$got_row" = "$want_row" ] && ok "$T: top line equals report" ||
     nok "$T: top line equals report" "'$got_row' vs '$want_row'"
   tui_quit
