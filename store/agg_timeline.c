@@ -115,11 +115,17 @@ static void line_map_fini(struct line_map *m)
 
 /* ---- building ------------------------------------------------------- */
 
-/* One line slice; 32-bit counts (the build gives up on per-line slices
- * when the session has 2^32 samples or more). */
+/* One line slice's samples; 32-bit counts (the build gives up on
+ * per-line slices when the session has 2^32 samples or more). Kept small:
+ * on a VM, faulting the pages in costs as much as the counting. */
 struct lcell {
-	uint32_t samples, loads, stores, lcl_hitm, rmt_hitm, tot_hitm, tot_peer, lock_waits;
+	uint32_t samples, loads, stores, lcl_hitm, rmt_hitm, tot_hitm, tot_peer;
+};
+
+/* One line slice's lock waits (lock lines only: the first nlock lines). */
+struct lockcell {
 	uint64_t wait_ns;
+	uint32_t waits;
 };
 
 static int64_t scalar(struct store *st, const char *sql, int64_t dflt, bool *null)
@@ -176,6 +182,8 @@ struct build {
 	struct line_map lines;   /* line key -> index into cells */
 	struct lcell *cells;     /* nline * lines.count, slice-major: samples come
 	                            in time order, so neighbours share pages */
+	size_t nlock;            /* lines 0..nlock-1 are the lock lines */
+	struct lockcell *locks;  /* nline * nlock, slice-major */
 };
 
 static void build_fini(struct build *b)
@@ -183,6 +191,7 @@ static void build_fini(struct build *b)
 	free(b->slices);
 	line_map_fini(&b->lines);
 	free(b->cells);
+	free(b->locks);
 }
 
 /* Picks the lines that get per-line slices: every display line with lock
@@ -203,6 +212,7 @@ static int pick_lines(struct store *st, struct build *b, struct c2c_error *err)
 	sqlite3_finalize(s);
 	if (r != SQLITE_DONE)
 		return r == SQLITE_ROW ? c2c_error_set(err, -ENOMEM, "out of memory") : store_sqlerr(st, err, "timeline locks");
+	b->nlock = b->lines.count;
 	if ((r = store_prepare(st, &s, "SELECT line FROM main.agg_line WHERE tot_hitm > 0 OR store > 0"
 				 " OR (line & ?1) IN (SELECT line FROM main.lock_waits)"
 				 " ORDER BY (line & ?1) IN (SELECT line FROM main.lock_waits) DESC,"
@@ -219,10 +229,16 @@ static int pick_lines(struct store *st, struct build *b, struct c2c_error *err)
 		/* more lock lines than fit: every line query scans */
 		line_map_fini(&b->lines);
 		memset(&b->lines, 0, sizeof(b->lines));
+		b->nlock = 0;
 	}
 	if (b->lines.count) {
 		b->cells = calloc(b->lines.count * b->nline, sizeof(*b->cells));
 		if (!b->cells)
+			return c2c_error_set(err, -ENOMEM, "out of memory");
+	}
+	if (b->nlock) {
+		b->locks = calloc(b->nlock * b->nline, sizeof(*b->locks));
+		if (!b->locks)
 			return c2c_error_set(err, -ENOMEM, "out of memory");
 	}
 	return 0;
@@ -276,9 +292,9 @@ static int accumulate(struct store *st, struct build *b, struct c2c_error *err)
 		b->slices[k].wait_ns += ns;
 		long li = sqlite3_column_type(s, 2) == SQLITE_NULL ? -1
 			  : line_map_find(&b->lines, (uint64_t)sqlite3_column_int64(s, 2));
-		if (li >= 0) {
-			struct lcell *c = &b->cells[(k / STORE_TIMELINE_LINE_FACTOR) * b->lines.count + (size_t)li];
-			c->lock_waits++;
+		if (li >= 0 && (size_t)li < b->nlock) {
+			struct lockcell *c = &b->locks[(k / STORE_TIMELINE_LINE_FACTOR) * b->nlock + (size_t)li];
+			c->waits++;
 			c->wait_ns += ns;
 		}
 	}
@@ -303,19 +319,21 @@ static size_t put_varint(unsigned char *p, uint64_t v)
 /* One line's slices as a blob: for each non-empty line slice, the slice
  * number's delta from the previous one, then TL_NVALS counters, all as
  * LEB128 varints (a few bytes a slice: most counts are small). */
-static size_t encode_line(const struct lcell *c, uint32_t nline, size_t stride, unsigned char *buf)
+static size_t encode_line(const struct build *b, size_t li, unsigned char *buf)
 {
+	static const struct lockcell none;
 	size_t len = 0;
 	uint32_t prev = 0;
 
-	for (uint32_t j = 0; j < nline; j++) {
-		const struct lcell *x = &c[j * stride];
-		if (!x->samples && !x->lock_waits)
+	for (uint32_t j = 0; j < b->nline; j++) {
+		const struct lcell *x = &b->cells[j * b->lines.count + li];
+		const struct lockcell *w = li < b->nlock ? &b->locks[j * b->nlock + li] : &none;
+		if (!x->samples && !w->waits)
 			continue;
 		len += put_varint(buf + len, j - prev);
 		prev = j;
 		const uint64_t v[TL_NVALS] = { x->samples, x->loads, x->stores, x->lcl_hitm, x->rmt_hitm, x->tot_hitm,
-					       x->tot_peer, x->lock_waits, x->wait_ns };
+					       x->tot_peer, w->waits, w->wait_ns };
 		for (int i = 0; i < TL_NVALS; i++)
 			len += put_varint(buf + len, v[i]);
 	}
@@ -362,7 +380,7 @@ static int write_tables(struct store *st, const struct build *b, struct c2c_erro
 	for (size_t i = 0; i < b->lines.cap; i++) {
 		if (!b->lines.keys[i])
 			continue;
-		size_t len = encode_line(&b->cells[b->lines.idx[i]], b->nline, b->lines.count, buf);
+		size_t len = encode_line(b, b->lines.idx[i], buf);
 		sqlite3_bind_int64(s, 1, (sqlite3_int64)b->lines.keys[i]);
 		sqlite3_bind_blob(s, 2, buf, (int)len, SQLITE_STATIC);
 		if (sqlite3_step(s) != SQLITE_DONE) {

@@ -550,7 +550,9 @@ struct store_time_row {
 	uint64_t lock_wait_ns;
 };
 /* nbuckets equal buckets between the filter's time window (or the
- * session's first/last sample). line_addr: STORE_ALL_LINES or one line. */
+ * session's first/last sample). line_addr: STORE_ALL_LINES or one line.
+ * Without a time window on a finalized session the buckets are whole
+ * timeline slices, so *n may be a little below nbuckets (docs/schema.md). */
 int store_query_timeline(struct store *st, uint64_t line_addr, const struct store_filter *f,
 			 enum store_mode mode, uint32_t nbuckets, struct store_time_row **rows, size_t *n,
 			 struct c2c_error *err);
