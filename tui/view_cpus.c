@@ -289,7 +289,7 @@ static void cpus_title(struct view *v, char *buf, size_t size)
 		snprintf(buf, size, "CPUs and nodes of the session: %zu CPUs, %zu nodes [%s]", p->ncpus, p->nnodes,
 			 p->focus ? "nodes" : "cpus");
 	else
-		snprintf(buf, size, "CPUs and nodes of line 0x%" PRIx64 ": %zu CPUs, %zu nodes [%s]", v->q.line,
+		snprintf(buf, size, "CPUs and nodes of line 0x%" PRIx64 ": %zu CPUs, %zu nodes [%s]", c2c_line_display(v->q.line, v->ex->cacheline),
 			 p->ncpus, p->nnodes, p->focus ? "nodes" : "cpus");
 }
 

@@ -309,7 +309,7 @@ static int lock_section(struct view *v, struct c2c_error *err)
 		ms_text(max, sizeof(max), k->max_wait_ns);
 		r = lock_add_text(p, &cap, "%s at +0x%02" PRIx64 "%s: waited %s total, %" PRIu64
 				  " time%s, max %s, %u thread%s, from:", store_lock_kind(k->flags),
-				  k->lock_addr - v->q.line, sym, tot, k->waits, k->waits == 1 ? "" : "s", max,
+				  k->lock_addr - c2c_line_display(v->q.line, ex->cacheline), sym, tot, k->waits, k->waits == 1 ? "" : "s", max,
 				  k->nr_threads, k->nr_threads == 1 ? "" : "s");
 		if (r < 0)
 			break;
@@ -585,7 +585,7 @@ static void line_draw(struct view *v)
 	if (i->symbol[0])
 		snprintf(obj, sizeof(obj), "%s+0x%" PRIx64, i->symbol, i->symbol_offset);
 	else
-		snprintf(obj, sizeof(obj), "0x%" PRIx64, i->addr);
+		snprintf(obj, sizeof(obj), "0x%" PRIx64, c2c_line_display(i->addr, v->ex->cacheline));
 	if (i->lock_waits) {
 		/* before the memory numbers: a lock line may have none */
 		char tot[32];
@@ -628,7 +628,7 @@ static void line_title(struct view *v, char *buf, size_t size)
 	struct line_priv *p = v->priv;
 	size_t len;
 
-	len = (size_t)snprintf(buf, size, "Cache line 0x%" PRIx64 ": %zu %s, %zu code sites [%s]", v->q.line,
+	len = (size_t)snprintf(buf, size, "Cache line 0x%" PRIx64 ": %zu %s, %zu code sites [%s]", c2c_line_display(v->q.line, v->ex->cacheline),
 			       p->noffs, p->words8 ? "words" : "offsets", p->nsites,
 			       p->focus ? "sites" : "offsets");
 	if (p->map_w && len < size) {

@@ -369,7 +369,7 @@ static void lines_draw_row(struct view *v, long row, int selected)
 	hitm = view_hitm(&r->stats, ex->mode);
 	share = tot ? (double)hitm / (double)tot : 0.0;
 	snprintf(b[LC_RANK], sizeof(b[0]), "%" PRIu64, r->rank);
-	snprintf(b[LC_ADDR], sizeof(b[0]), "0x%" PRIx64, r->addr);
+	snprintf(b[LC_ADDR], sizeof(b[0]), "0x%" PRIx64, c2c_line_display(r->addr, v->ex->cacheline));
 	text_pct(b[LC_SHARE], sizeof(b[0]), (double)hitm, (double)tot);
 	text_count(b[LC_HITM], sizeof(b[0]), hitm, 6);
 	text_count(b[LC_LCL], sizeof(b[0]), r->stats.lcl_hitm, 6);

@@ -236,7 +236,7 @@ static void site_draw_row(struct view *v, long row, int selected)
 		text_count(m, sizeof(m), a->stats.rmt_hitm, 6);
 		text_count(ld, sizeof(ld), c2c_total_loads(&a->stats), 7);
 		text_count(st, sizeof(st), c2c_stores_total(&a->stats), 7);
-		snprintf(buf, sizeof(buf), "  0x%-16" PRIx64 " 0x%02" PRIx64 "   %6s %6s %6s %7s %7s  %s", a->line_addr,
+		snprintf(buf, sizeof(buf), "  0x%-16" PRIx64 " 0x%02" PRIx64 "   %6s %6s %6s %7s %7s  %s", c2c_line_display(a->line_addr, v->ex->cacheline),
 			 a->offset, h, l, m, ld, st, a->symbol[0] ? a->symbol : "-");
 		if (a->symbol[0]) {
 			size_t len = strlen(buf);

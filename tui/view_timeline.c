@@ -293,7 +293,7 @@ static void tl_title(struct view *v, char *buf, size_t size)
 		snprintf(buf, size, "Timeline of the session: %zu buckets%s", p->n,
 			 p->mark >= 0 ? "  (range marked: Enter applies)" : "  (Space marks, Enter applies)");
 	else
-		snprintf(buf, size, "Timeline of line 0x%" PRIx64 ": %zu buckets%s", v->q.line, p->n,
+		snprintf(buf, size, "Timeline of line 0x%" PRIx64 ": %zu buckets%s", c2c_line_display(v->q.line, v->ex->cacheline), p->n,
 			 p->mark >= 0 ? "  (range marked: Enter applies)" : "  (Space marks, Enter applies)");
 }
 
