@@ -63,7 +63,14 @@ struct report_model {
 	char cl_sort[80];                /* "offset,iaddr" */
 	int cpu_node[256];               /* node of each CPU (-1 unknown), for -N */
 	int nr_nodes;                    /* NUMA nodes of the recording */
+	/* Lock contention (lock:contention_begin/end pairs), by total wait;
+	 * top_site[i] is locks[i]'s most waited-on call site (site 0: none). */
+	struct store_lock_row *locks;
+	struct store_lock_site_row *top_site;
+	size_t nlocks;
 };
+/* How many locks the report lists (the rest is summed in the totals). */
+#define REPORT_MAX_LOCKS 20
 
 int report_model_build(struct report_model *m, struct store *st, const char *input,
 		       const struct report_opts *o, struct c2c_error *err);

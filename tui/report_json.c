@@ -201,6 +201,30 @@ int report_print_json(const struct report_model *m, FILE *out)
 	U("lost_samples", m->sum.counters[STORE_CNT_LOST_SAMPLES]);
 	U("cacheline_size", m->sum.cacheline_size);
 	U("lines_total", m->lines_total);
+	U("lock_waits", m->sum.lock_waits);
+	U("lock_wait_ns", m->sum.lock_wait_ns);
+	U("lock_wait_max_ns", m->sum.lock_wait_max_ns);
+	jkey(out, "locks");
+	fputc('[', out);
+	for (size_t i = 0; i < m->nlocks; i++) {
+		const struct store_lock_row *k = &m->locks[i];
+		const struct store_lock_site_row *s = &m->top_site[i];
+
+		fprintf(out, "%s{", i ? "," : "");
+		jkey(out, "address"); fprintf(out, "\"0x%" PRIx64 "\",", k->lock_addr);
+		jkey(out, "line"); fprintf(out, "\"0x%" PRIx64 "\",", c2c_line_display(k->line_addr, m->sum.cacheline_size));
+		jkey(out, "kind"); jstr(out, store_lock_kind(k->flags)); fputc(',', out);
+		jkey(out, "symbol"); jstr(out, k->symbol); fputc(',', out);
+		U("symbol_offset", k->symbol_offset);
+		U("waits", k->waits);
+		U("wait_ns", k->wait_ns);
+		U("max_wait_ns", k->max_wait_ns);
+		U("threads", k->nr_threads);
+		U("sites", k->nr_sites);
+		jkey(out, "top_caller"); jstr(out, s->function); fputc(',', out);
+		jkey(out, "top_caller_offset"); fprintf(out, "%" PRIu64 "}", s->offset);
+	}
+	fputs("],", out);
 	jkey(out, "lines");
 	fputc('[', out);
 	for (size_t i = 0; i < m->nlines; i++) {

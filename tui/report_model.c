@@ -9,6 +9,34 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The most waited-on locks and, for each, its most waited-on call site:
+ * the report's "Lock Contention" section (the same queries as the TUI). */
+static int model_locks(struct report_model *m, struct store *st, const struct store_filter *f,
+		       struct c2c_error *err)
+{
+	int rc = store_query_locks(st, STORE_ALL_LINES, f, &m->locks, &m->nlocks, err);
+
+	if (rc < 0)
+		return rc;
+	if (m->nlocks > REPORT_MAX_LOCKS)
+		m->nlocks = REPORT_MAX_LOCKS;
+	m->top_site = calloc(m->nlocks ? m->nlocks : 1, sizeof(*m->top_site));
+	if (!m->top_site)
+		return c2c_error_set(err, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < m->nlocks; i++) {
+		struct store_lock_site_row *sites = NULL;
+		size_t n = 0;
+
+		rc = store_query_lock_sites(st, m->locks[i].lock_addr, f, &sites, &n, err);
+		if (rc < 0)
+			return rc;
+		if (n)
+			m->top_site[i] = sites[0];
+		free(sites);
+	}
+	return 0;
+}
+
 static void filter_from_opts(struct store_filter *f, const struct report_opts *o)
 {
 	store_filter_init(f);
@@ -177,6 +205,8 @@ int report_model_build(struct report_model *m, struct store *st, const char *inp
 		return rc;
 	if (o->stats_only)
 		return 0;
+	if (m->sum.lock_waits && (rc = model_locks(m, st, &f, err)) < 0)
+		return rc;
 
 	store_lines_query_init(&q);
 	q.mode = (enum store_mode)m->display;
@@ -255,6 +285,8 @@ void report_model_fini(struct report_model *m)
 	}
 	free(m->lines);
 	free(m->events);
+	free(m->locks);
+	free(m->top_site);
 	memset(m, 0, sizeof(*m));
 }
 

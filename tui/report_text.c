@@ -150,6 +150,36 @@ static void print_pareto(const struct report_model *m, FILE *out)
 	}
 }
 
+/* Not a perf c2c section: perf lock contention's view of the same
+ * tracepoints, placed after perf's sections so those stay byte-compatible. */
+static void print_locks(const struct report_model *m, FILE *out)
+{
+	section(out, "       Lock Contention (lock:contention_*)       ");
+	fprintf(out, "  Lock waits                        : %10" PRIu64 "\n", m->sum.lock_waits);
+	fprintf(out, "  Total wait                        : %10.3f ms\n", m->sum.lock_wait_ns / 1e6);
+	fprintf(out, "  Longest wait                      : %10.3f ms\n", m->sum.lock_wait_max_ns / 1e6);
+	fprintf(out, "#\n# %18s  %6s  %-12s %9s %12s %10s %10s %4s  %-40s %s\n", "Lock", "Off", "Kind", "Waits",
+		"Total(ms)", "Max(ms)", "Avg(us)", "Thr", "Symbol", "Top caller");
+	for (size_t i = 0; i < m->nlocks; i++) {
+		const struct store_lock_row *k = &m->locks[i];
+		const struct store_lock_site_row *s = &m->top_site[i];
+		char sym[160] = "", caller[200] = "";
+
+		/* a bare binary name ("[kernel.kallsyms]") names no object */
+		if (k->symbol[0] && k->symbol[0] != '[')
+			snprintf(sym, sizeof(sym), "%.120s+0x%" PRIx64, k->symbol, k->symbol_offset);
+		if (s->function[0])
+			snprintf(caller, sizeof(caller), "%.120s+0x%" PRIx64, s->function, s->offset);
+		else if (s->ip)
+			snprintf(caller, sizeof(caller), "0x%" PRIx64, s->ip);
+		fprintf(out, "  0x%016" PRIx64 "  +0x%02" PRIx64 "  %-12s %9" PRIu64 " %12.3f %10.3f %10.3f %4u  %-40s %s\n",
+			k->lock_addr, k->lock_addr - c2c_line_display(k->line_addr, m->sum.cacheline_size),
+			store_lock_kind(k->flags), k->waits, k->wait_ns / 1e6, k->max_wait_ns / 1e6,
+			k->waits ? k->wait_ns / 1e3 / (double)k->waits : 0.0, k->nr_threads, sym[0] ? sym : "-",
+			caller[0] ? caller : "-");
+	}
+}
+
 int report_print_text(const struct report_model *m, FILE *out)
 {
 	struct report_value v[64];
@@ -170,5 +200,9 @@ int report_print_text(const struct report_model *m, FILE *out)
 	print_lines_table(m, out);
 	fprintf(out, "\n");
 	print_pareto(m, out);
+	if (m->sum.lock_waits) {
+		fprintf(out, "\n");
+		print_locks(m, out);
+	}
 	return ferror(out) ? -1 : 0;
 }
