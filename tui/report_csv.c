@@ -110,5 +110,18 @@ int report_print_csv(const struct report_model *m, FILE *out)
 			fputc('\n', out);
 		}
 	}
+	if (m->nlocks)
+		fprintf(out, "lock,address,line,kind,waits,wait_ns,max_wait_ns,threads,sites,symbol,top_caller\n");
+	for (size_t i = 0; i < m->nlocks; i++) {
+		const struct store_lock_row *k = &m->locks[i];
+
+		fprintf(out, "lock,0x%" PRIx64 ",0x%" PRIx64 ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,%u,", k->lock_addr,
+			c2c_line_display(k->line_addr, m->sum.cacheline_size), store_lock_kind(k->flags), k->waits,
+			k->wait_ns, k->max_wait_ns, k->nr_threads, k->nr_sites);
+		cstr(out, k->symbol);
+		fputc(',', out);
+		cstr(out, m->top_site[i].function);
+		fputc('\n', out);
+	}
 	return ferror(out) ? -1 : 0;
 }

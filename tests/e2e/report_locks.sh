@@ -54,6 +54,11 @@ else
 	nok report_locks_text_section "no Lock Contention section with the expected wait count"
 fi
 
+"$C2CTUI" report "$db" --format csv >"$E2E_TMP/r.csv" 2>>"$E2E_TMP/r.err"
+n_csv=$(grep -c '^lock,0x' "$E2E_TMP/r.csv")
+n_exp=$(grep -c '^lock\.0x' "$E2E_TMP/expect.txt")
+if [ "$n_csv" = "$n_exp" ] && [ "$n_exp" -gt 0 ]; then ok report_locks_csv_rows; else nok report_locks_csv_rows "csv has $n_csv lock rows, generator wrote $n_exp locks"; fi
+
 mem=$E2E_TMP/mixed.data
 "$gen" --scenario false-sharing -o "$mem" >/dev/null 2>&1 && "$C2CTUI" report "$mem" >"$E2E_TMP/m.txt" 2>&1
 if grep -q "Lock Contention" "$E2E_TMP/m.txt"; then
