@@ -122,7 +122,7 @@ int cmd_import(int argc, char **argv)
 			fprintf(stderr, "c2ctui import: %s; %s is a valid session with the %" PRIu64 " samples read\n",
 				err.msg, output, res.samples);
 		else
-			fprintf(stderr, "c2ctui import: %s\n", err.msg);
+			fprintf(stderr, "c2ctui import: %s; no session written (%s removed)\n", err.msg, output);
 		return 1;
 	}
 	if (!quiet)

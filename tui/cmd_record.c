@@ -102,11 +102,15 @@ int cmd_record(int argc, char **argv)
 	}
 	record_live = NULL;
 	if (rc < 0) {
-		fprintf(stderr, "c2ctui record: %s\n", err.msg);
+		/* The collected counts would overstate what reached the file:
+		 * say what happened and what is kept instead of the summary. */
+		fprintf(stderr, "c2ctui record: %s (collection stopped; the session keeps what was committed before)\n",
+			err.msg);
 		status = 1;
+	} else {
+		live_session_summary(ls, line, sizeof(line));
+		printf("c2ctui record: %s\n", line);
 	}
-	live_session_summary(ls, line, sizeof(line));
-	printf("c2ctui record: %s\n", line);
 	{
 		int cs = live_child_status(live_session_live(ls));
 		if (cli.opt.argv && cs != -1 && WIFEXITED(cs) && WEXITSTATUS(cs) != 0 && !status) {
