@@ -36,7 +36,33 @@ void store_read_line_row(sqlite3_stmt *s, struct store_line_row *row)
 	}
 	i++;
 	store_col_text(s, i, row->dso, sizeof(row->dso));
+	i++;
+	/* Home node: the memory node of the line's physical addresses (the
+	 * report's "Node"), when the recording's memory topology put it on
+	 * exactly one node; unknown otherwise. */
 	row->home_node = -1;
+	if (sqlite3_column_type(s, i) != SQLITE_NULL) {
+		uint64_t nodes = (uint64_t)sqlite3_column_int64(s, i);
+
+		if (nodes && !(nodes & (nodes - 1)))
+			row->home_node = __builtin_ctzll(nodes);
+	}
+}
+
+/* The home-node column: from the import-time physical-address aggregate
+ * (filter-independent: it is where the memory is), NULL when the session
+ * has none. */
+static const char *home_node_col(struct store *st)
+{
+	sqlite3_stmt *s;
+	bool have = false;
+
+	if (sqlite3_prepare_v2(st->db, "SELECT 1 FROM main.sqlite_master WHERE type = 'table' AND name = 'agg_line_seq'",
+			       -1, &s, NULL) == SQLITE_OK) {
+		have = sqlite3_step(s) == SQLITE_ROW;
+		sqlite3_finalize(s);
+	}
+	return have ? "(SELECT q.phys_nodes FROM main.agg_line_seq q WHERE q.line = l.line)" : "NULL";
 }
 
 static const char *mode_col(enum store_mode m)
@@ -179,7 +205,7 @@ int store_query_lines(struct store *st, const struct store_lines_query *q, struc
 	order_by(q, order, sizeof(order));
 	prefixed_cols(store_stats_cols(), cols, sizeof(cols));
 	prefixed_cols(store_lat_cols(), lat, sizeof(lat));
-	snprintf(sel, sizeof(sel), LINE_ROW_COLS_FMT, cols, lat);
+	snprintf(sel, sizeof(sel), LINE_ROW_COLS_FMT, cols, lat, home_node_col(st));
 	if (asprintf(&sql, "SELECT %s FROM %s.agg_line l LEFT JOIN main.dsyms d ON d.id = l.dsym%s ORDER BY %s"
 		     " LIMIT :limit OFFSET :offset", sel, schema, where, order) < 0)
 		return c2c_error_set(err, -ENOMEM, "out of memory");
@@ -225,7 +251,7 @@ int store_query_line(struct store *st, uint64_t line_addr, const struct store_fi
 		return err ? err->code : -EIO;
 	prefixed_cols(store_stats_cols(), cols, sizeof(cols));
 	prefixed_cols(store_lat_cols(), lat, sizeof(lat));
-	snprintf(sel, sizeof(sel), LINE_ROW_COLS_FMT, cols, lat);
+	snprintf(sel, sizeof(sel), LINE_ROW_COLS_FMT, cols, lat, home_node_col(st));
 	if (asprintf(&sql, "SELECT %s FROM %s.agg_line l LEFT JOIN main.dsyms d ON d.id = l.dsym WHERE l.line = ?",
 		     sel, schema) < 0)
 		return c2c_error_set(err, -ENOMEM, "out of memory");

@@ -319,7 +319,7 @@ int store_shared_totals(struct store *st, const char *schema, struct c2c_stats *
 			struct c2c_error *err);
 /* Reads the columns LINE_ROW_COLS selects into a row. */
 #define LINE_ROW_COLS_FMT "l.line, %s, %s, l.nr_cpus, l.nr_threads, l.nr_sites, l.nr_offsets, l.node_mask," \
-	" l.dsym_start, l.lock_waits, l.lock_wait_ns, d.name, d.dso"
+	" l.dsym_start, l.lock_waits, l.lock_wait_ns, d.name, d.dso, %s"
 void store_read_line_row(sqlite3_stmt *s, struct store_line_row *row);
 
 /* Read the cpus table into st->cpu_node. */
