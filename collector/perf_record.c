@@ -639,3 +639,19 @@ int perf_record_parse_throttle(const void *rec, size_t size, bool swap,
 	th->stream_id = ld64(p + 24, swap);
 	return 0;
 }
+
+bool perf_callchain_marker(uint64_t entry, uint8_t *mode)
+{
+	/* PERF_CONTEXT_* values occupy the top 4095 of the 64-bit range. */
+	if (entry < (uint64_t)-4095)
+		return false;
+	switch (entry) {
+	case (uint64_t)-128: *mode = C2C_MODE_KERNEL; break;        /* PERF_CONTEXT_KERNEL */
+	case (uint64_t)-512: *mode = C2C_MODE_USER; break;          /* PERF_CONTEXT_USER */
+	case (uint64_t)-32: *mode = C2C_MODE_HYPERVISOR; break;     /* PERF_CONTEXT_HV */
+	case (uint64_t)-2176: *mode = C2C_MODE_GUEST_KERNEL; break; /* PERF_CONTEXT_GUEST_KERNEL */
+	case (uint64_t)-2560: *mode = C2C_MODE_GUEST_USER; break;   /* PERF_CONTEXT_GUEST_USER */
+	default: break;
+	}
+	return true;
+}

@@ -266,6 +266,12 @@ int perf_record_parse_throttle(const void *rec, size_t size, bool swap,
 			       struct c2c_throttle *out, struct c2c_error *err);
 
 /* Byte-order helpers used by the reader too. */
+/* A call chain entry that is a PERF_CONTEXT_* marker rather than an
+ * address: returns true, and sets *mode (enum c2c_cpumode) when the marker
+ * says where the following entries ran. Shared by import and live so both
+ * attribute call-chain frames to the same mode. */
+bool perf_callchain_marker(uint64_t entry, uint8_t *mode);
+
 static inline uint64_t perf_bswap64_if(uint64_t v, bool swap) { return swap ? __builtin_bswap64(v) : v; }
 static inline uint32_t perf_bswap32_if(uint32_t v, bool swap) { return swap ? __builtin_bswap32(v) : v; }
 static inline uint16_t perf_bswap16_if(uint16_t v, bool swap) { return swap ? __builtin_bswap16(v) : v; }

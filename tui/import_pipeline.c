@@ -8,6 +8,7 @@
 #include "collector/c2c.h"
 #include "collector/lockwait.h"
 #include "collector/perfdata.h"
+#include "collector/perf_record.h"
 #include "collector/symbols.h"
 #include "collector/tracepoint.h"
 #include "store/store.h"
@@ -22,12 +23,6 @@
 
 #define DEFAULT_BATCH 16000000     /* a commit rewrites every changed aggregate row: few of them */
 #define CACHE_BITS 16                 /* 64K entries per lookup cache */
-#define CTX_MAX ((uint64_t)-4095)     /* PERF_CONTEXT_* markers are >= this */
-#define CTX_HV ((uint64_t)-32)
-#define CTX_KERNEL ((uint64_t)-128)
-#define CTX_USER ((uint64_t)-512)
-#define CTX_GUEST_KERNEL ((uint64_t)-2176)
-#define CTX_GUEST_USER ((uint64_t)-2560)
 #define MAX_CHAIN 256
 
 /* Direct-mapped caches: (pid, address) -> id, so that the symbol lookups
@@ -327,19 +322,8 @@ static int chain_of(struct pipeline *pl, int32_t pid, int32_t tid, uint8_t cpumo
 
 	for (uint32_t i = 0; i < nr && n < MAX_CHAIN; i++) {
 		uint64_t ip = chain[i];
-		if (ip >= CTX_MAX) {
-			if (ip == CTX_KERNEL)
-				mode = C2C_MODE_KERNEL;
-			else if (ip == CTX_USER)
-				mode = C2C_MODE_USER;
-			else if (ip == CTX_HV)
-				mode = C2C_MODE_HYPERVISOR;
-			else if (ip == CTX_GUEST_KERNEL)
-				mode = C2C_MODE_GUEST_KERNEL;
-			else if (ip == CTX_GUEST_USER)
-				mode = C2C_MODE_GUEST_USER;
+		if (perf_callchain_marker(ip, &mode))
 			continue;
-		}
 		int64_t id = site_of(pl, pid, tid, mode, ip, err);
 		if (id < 0)
 			return (int)id;
@@ -373,12 +357,8 @@ static int add_lock_wait(struct pipeline *pl, const struct lockwait *w, struct c
 		if (idx >= 0) {
 			/* The chain's mode at idx: kernel unless a USER marker came first. */
 			uint8_t mode = w->cpumode;
-			for (int i = 0; i < idx; i++) {
-				if (w->callchain[i] == CTX_USER)
-					mode = C2C_MODE_USER;
-				else if (w->callchain[i] == CTX_KERNEL)
-					mode = C2C_MODE_KERNEL;
-			}
+			for (int i = 0; i < idx; i++)
+				perf_callchain_marker(w->callchain[i], &mode);
 			site = site_of(pl, w->pid, w->tid, mode, w->callchain[idx], err);
 			if (site < 0)
 				return (int)site;

@@ -16,16 +16,11 @@
 
 #include "collector/c2c.h"
 #include "collector/lockwait.h"
+#include "collector/perf_record.h"
 #include "collector/symbols.h"
 #include "collector/tracepoint.h"
 #include "store/store.h"
 
-#define CTX_MAX ((uint64_t)-4095)     /* PERF_CONTEXT_* markers are >= this */
-#define CTX_HV ((uint64_t)-32)
-#define CTX_KERNEL ((uint64_t)-128)
-#define CTX_USER ((uint64_t)-512)
-#define CTX_GUEST_KERNEL ((uint64_t)-2176)
-#define CTX_GUEST_USER ((uint64_t)-2560)
 #define MAX_CHAIN 256
 #define SITE_CACHE_BITS 16
 
@@ -167,19 +162,8 @@ static int chain_sites(struct live_session *ls, int32_t pid, int32_t tid, uint8_
 	for (uint32_t i = 0; i < nr && n < MAX_CHAIN; i++) {
 		uint64_t ip = chain[i];
 		int64_t id;
-		if (ip >= CTX_MAX) {
-			if (ip == CTX_KERNEL)
-				mode = C2C_MODE_KERNEL;
-			else if (ip == CTX_USER)
-				mode = C2C_MODE_USER;
-			else if (ip == CTX_HV)
-				mode = C2C_MODE_HYPERVISOR;
-			else if (ip == CTX_GUEST_KERNEL)
-				mode = C2C_MODE_GUEST_KERNEL;
-			else if (ip == CTX_GUEST_USER)
-				mode = C2C_MODE_GUEST_USER;
+		if (perf_callchain_marker(ip, &mode))
 			continue;
-		}
 		id = site_of(ls, pid, tid, mode, ip);
 		if (id < 0)
 			return (int)id;
@@ -215,12 +199,8 @@ static int add_lock_wait(struct live_session *ls, const struct lockwait *w)
 		if (idx >= 0) {
 			/* The chain's mode at idx: kernel unless a USER marker came first. */
 			uint8_t mode = w->cpumode;
-			for (int i = 0; i < idx; i++) {
-				if (w->callchain[i] == CTX_USER)
-					mode = C2C_MODE_USER;
-				else if (w->callchain[i] == CTX_KERNEL)
-					mode = C2C_MODE_KERNEL;
-			}
+			for (int i = 0; i < idx; i++)
+				perf_callchain_marker(w->callchain[i], &mode);
 			sw.site = site_of(ls, w->pid, w->tid, mode, w->callchain[idx]);
 			if (sw.site < 0)
 				return (int)sw.site;

@@ -435,6 +435,24 @@ static void test_attr_bad_sizes(void)
 	pdb_free(&p);
 }
 
+/* PERF_CONTEXT_* markers: recognised, and the mode they name is taken up;
+ * addresses (even high kernel ones) are not markers. */
+static void test_callchain_markers(void)
+{
+	uint8_t mode = C2C_MODE_UNKNOWN;
+
+	CHECK(!perf_callchain_marker(0xffffffff81000000ull, &mode));
+	CHECK(mode == C2C_MODE_UNKNOWN);
+	CHECK(perf_callchain_marker((uint64_t)-128, &mode) && mode == C2C_MODE_KERNEL);
+	CHECK(perf_callchain_marker((uint64_t)-512, &mode) && mode == C2C_MODE_USER);
+	CHECK(perf_callchain_marker((uint64_t)-32, &mode) && mode == C2C_MODE_HYPERVISOR);
+	CHECK(perf_callchain_marker((uint64_t)-2176, &mode) && mode == C2C_MODE_GUEST_KERNEL);
+	CHECK(perf_callchain_marker((uint64_t)-2560, &mode) && mode == C2C_MODE_GUEST_USER);
+	/* PERF_CONTEXT_GUEST (-2048) is a marker naming no mode: mode unchanged */
+	CHECK(perf_callchain_marker((uint64_t)-2048, &mode) && mode == C2C_MODE_GUEST_USER);
+	CHECK(!perf_callchain_marker((uint64_t)-4096, &mode));
+}
+
 TEST_MAIN(
 	TEST_CASE(test_sample_all_fields_native),
 	TEST_CASE(test_sample_all_fields_foreign_endian),
@@ -445,4 +463,5 @@ TEST_MAIN(
 	TEST_CASE(test_sample_id_position),
 	TEST_CASE(test_attr_sizes),
 	TEST_CASE(test_attr_bad_sizes),
+	TEST_CASE(test_callchain_markers),
 )
