@@ -386,7 +386,9 @@ static void test_fixtures_ordered_vs_file_order(void)
 }
 
 /* Records with the installed perf (software events and tracepoints work
- * without a PMU) into the test's temp dir; pipe: with -o - into the file. */
+ * without a PMU) into the test's temp dir; pipe: with -o - into the file.
+ * The sleeps block, so sched:sched_switch fires even on an idle machine
+ * where the busy loop alone is never switched out. */
 static const char *record_with_perf(const char *name, const char *opts, bool pipe)
 {
 	static char path[512];
@@ -398,7 +400,7 @@ static const char *record_with_perf(const char *name, const char *opts, bool pip
 	}
 	snprintf(path, sizeof(path), "%s/%s", test_tmpdir(), name);
 	snprintf(cmd, sizeof(cmd),
-		 "perf record -q %s -o %s -- sh -c 'i=0; while [ $i -lt 10000 ]; do i=$((i+1)); done' %s'%s' 2>/dev/null",
+		 "perf record -q %s -o %s -- sh -c 'i=0; while [ $i -lt 10000 ]; do i=$((i+1)); done; sleep 0.01; sleep 0.01' %s'%s' 2>/dev/null",
 		 opts, pipe ? "-" : path, pipe ? ">" : ">/dev/null; : ", path);
 	if (system(cmd) != 0) {
 		test_skip("perf record cannot record these events here");
