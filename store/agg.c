@@ -29,6 +29,8 @@ void agg_fini(struct agg *a)
 	a->ev_samples = NULL;
 	a->nr_ev = 0;
 	agg_rep_free(a);
+	tl_log_free(a->tl);
+	a->tl = NULL;
 }
 
 static struct agg_ent *get(struct agg *a, enum agg_kind k, uint64_t k0, uint64_t k1, uint64_t k2, uint64_t k3,
@@ -173,6 +175,8 @@ int agg_add_sample(struct agg *a, const struct agg_sample *s)
 		ep->site = s->site;
 	if (a->rep && agg_rep_add(a, el, ep, s) < 0)
 		return -ENOMEM;
+	if (a->tl)
+		tl_log_add(a->tl, s->time, line, &el->tl_idx, s->bits);
 	if (has_cpu && (cpu_add(el, s->cpu) < 0 || cpu_add(eo, s->cpu) < 0 || cpu_add(ep, s->cpu) < 0))
 		return -ENOMEM;
 

@@ -153,28 +153,6 @@ static void session_stamp(struct store *st, uint64_t *nr_samples, uint64_t *lock
 	*lock_id = (uint64_t)scalar(st, "SELECT MAX(id) FROM main.lock_waits", 0, NULL);
 }
 
-static void cnt_add_bits(struct tl_cnt *c, uint64_t bits)
-{
-	c->samples++;
-	c->loads += c2c_bits_count(bits, C2C_LOAD);
-	c->stores += c2c_bits_count(bits, C2C_STORE);
-	c->lcl_hitm += c2c_bits_count(bits, C2C_LCL_HITM);
-	c->rmt_hitm += c2c_bits_count(bits, C2C_RMT_HITM);
-	c->tot_hitm += c2c_bits_count(bits, C2C_TOT_HITM);
-	c->tot_peer += c2c_bits_count(bits, C2C_TOT_PEER);
-}
-
-static void lcell_add_bits(struct lcell *c, uint64_t bits)
-{
-	c->samples++;
-	c->loads += c2c_bits_count(bits, C2C_LOAD);
-	c->stores += c2c_bits_count(bits, C2C_STORE);
-	c->lcl_hitm += c2c_bits_count(bits, C2C_LCL_HITM);
-	c->rmt_hitm += c2c_bits_count(bits, C2C_RMT_HITM);
-	c->tot_hitm += c2c_bits_count(bits, C2C_TOT_HITM);
-	c->tot_peer += c2c_bits_count(bits, C2C_TOT_PEER);
-}
-
 struct build {
 	struct store_slicing sl;
 	uint32_t nline;          /* line slices: ceil(nslices / LINE_FACTOR) */
@@ -244,13 +222,57 @@ static int pick_lines(struct store *st, struct build *b, struct c2c_error *err)
 	return 0;
 }
 
-/* One pass over samples, one over lock waits. 1 done, 0 a time outside
- * the slicing (the aggregate is then not built), <0 error. */
-static int accumulate(struct store *st, struct build *b, struct c2c_error *err)
+static void cnt_add_counts(struct tl_cnt *c, const unsigned *v)
+{
+	c->samples++;
+	c->loads += v[0];
+	c->stores += v[1];
+	c->lcl_hitm += v[2];
+	c->rmt_hitm += v[3];
+	c->tot_hitm += v[4];
+	c->tot_peer += v[5];
+}
+
+static void lcell_add_counts(struct lcell *c, const unsigned *v)
+{
+	c->samples++;
+	c->loads += v[0];
+	c->stores += v[1];
+	c->lcl_hitm += v[2];
+	c->rmt_hitm += v[3];
+	c->tot_hitm += v[4];
+	c->tot_peer += v[5];
+}
+
+/* One sample from the timeline log: 0 counted, 1 outside the slicing. */
+static int add_logged(void *ctx, uint64_t t, uint64_t key, const unsigned *counts)
+{
+	struct build *b = ctx;
+	uint64_t k = (t - b->sl.t0) / b->sl.width;
+
+	if (t < b->sl.t0 || k >= b->sl.nslices)
+		return 1;
+	cnt_add_counts(&b->slices[k], counts);
+	long li = line_map_find(&b->lines, key);
+	if (li >= 0)
+		lcell_add_counts(&b->cells[(k / STORE_TIMELINE_LINE_FACTOR) * b->lines.count + (size_t)li], counts);
+	return 0;
+}
+
+/* One pass over samples (the writer's timeline log when it holds them
+ * all, else the samples table), one over lock waits. 1 done, 0 a time
+ * outside the slicing (the aggregate is then not built), <0 error. */
+static int accumulate(struct store *st, struct build *b, uint64_t nr_samples, struct c2c_error *err)
 {
 	uint64_t mask = ~(uint64_t)((st->line_size ? st->line_size : 64) - 1);
 	sqlite3_stmt *s;
 	int r;
+
+	if (!force_scan && tl_log_usable(st->agg.tl, nr_samples)) {
+		if (tl_log_each(st->agg.tl, add_logged, b))
+			return 0;
+		goto locks;
+	}
 
 	/* line_var sits after the raw payload: reading it can mean following
 	 * the row's overflow pages (several times the cost of the rest), so
@@ -270,14 +292,17 @@ static int accumulate(struct store *st, struct build *b, struct c2c_error *err)
 			sqlite3_finalize(s);
 			return 0;
 		}
-		cnt_add_bits(&b->slices[k], bits);
+		unsigned v[TL_LOG_COUNTERS];
+		tl_log_counts(bits, v);
+		cnt_add_counts(&b->slices[k], v);
 		long li = line_map_find(&b->lines, key);
 		if (li >= 0)
-			lcell_add_bits(&b->cells[(k / STORE_TIMELINE_LINE_FACTOR) * b->lines.count + (size_t)li], bits);
+			lcell_add_counts(&b->cells[(k / STORE_TIMELINE_LINE_FACTOR) * b->lines.count + (size_t)li], v);
 	}
 	sqlite3_finalize(s);
 	if (r != SQLITE_DONE)
 		return store_sqlerr(st, err, "reading samples for the timeline");
+locks:
 	if ((r = store_prepare(st, &s, "SELECT time, wait_ns, line FROM main.lock_waits WHERE time > 0", err)) < 0)
 		return r;
 	while ((r = sqlite3_step(s)) == SQLITE_ROW) {
@@ -454,7 +479,7 @@ static int build_in_txn(struct store *st, struct c2c_error *err)
 	/* 32-bit per-line counts: with 2^32 samples, lines scan. */
 	if (nr_samples < UINT32_MAX && (r = pick_lines(st, &b, err)) < 0)
 		goto out;
-	if ((r = accumulate(st, &b, err)) <= 0) {
+	if ((r = accumulate(st, &b, nr_samples, err)) <= 0) {
 		outside = r == 0;
 		goto out;
 	}

@@ -93,9 +93,14 @@ int agg_rebuild(struct agg *a, struct store *st, const struct store_filter *f, s
 		 " COALESCE(phys_addr, 0), cpumode, COALESCE(line_var, 0) FROM samples%s ORDER BY id",
 		 f && f->phys_lines ? "phys_addr" : "addr", where);
 	/* The writer's own aggregator (append mode) keeps the report's
-	 * sample-order numbers too; filtered views do not need them. */
-	if (a == &st->agg && !store_filter_needs_recompute(f) && (r = agg_rep_enable(a, st, err)) < 0)
-		return r;
+	 * sample-order numbers and the timeline log too; filtered views do
+	 * not need them. */
+	if (a == &st->agg && !store_filter_needs_recompute(f)) {
+		if ((r = agg_rep_enable(a, st, err)) < 0)
+			return r;
+		/* without it the timeline build scans the samples */
+		a->tl = tl_log_new();
+	}
 	if ((r = store_prepare(st, &s, sql, err)) < 0)
 		return r;
 	filter_bind(s, f);

@@ -73,6 +73,7 @@ struct agg_ent {
 	void *rep;                   /* the report's sample-order entry
 	                                (store/agg_report.c): line or row */
 	bool dirty;
+	uint32_t tl_idx;             /* line entries: the timeline log's index, 0 none yet */
 };
 
 struct agg_slot {
@@ -169,6 +170,7 @@ struct agg {
 	size_t nr_ev;
 	struct agg_rep *rep;         /* the report's sample-order numbers; only
 	                                the session writer's aggregator keeps them */
+	struct tl_log *tl;           /* the timeline log; the writer's aggregator only */
 };
 
 void agg_init(struct agg *a, uint32_t line_size);
@@ -198,6 +200,27 @@ int agg_rep_flush(struct agg *a, struct store *st, struct c2c_error *err);
  * what it would compute: 1 done, 0 not applicable (scan), <0 error. */
 int store_lines_seq_precomputed(struct store *st, const struct store_filter *f, unsigned coalesce,
 				struct store_seq_line *lines, size_t n, struct c2c_error *err);
+
+/* ---- the timeline log (store/timeline_log.c) ------------------------ */
+
+#define TL_LOG_COUNTERS 6        /* load, store, lcl/rmt/tot HITM, tot peer */
+struct tl_log;
+/* NULL when out of memory. */
+struct tl_log *tl_log_new(void);
+void tl_log_free(struct tl_log *l);
+/* One sample on line key `line`; *line_idx is the line's slot for the
+ * log's index (0 until the log gives it one). Untimed samples are only
+ * counted. Out of budget or memory, the log gives up silently. */
+void tl_log_add(struct tl_log *l, uint64_t time, uint64_t line, uint32_t *line_idx, uint64_t bits);
+/* A sample's counts in tl_log_each's order. */
+void tl_log_counts(uint64_t bits, unsigned *v);
+/* Whether l holds every sample of a session of nr_samples. */
+bool tl_log_usable(const struct tl_log *l, uint64_t nr_samples);
+/* Calls fn for each timed sample in the order added, with its counts of
+ * load, store, lcl_hitm, rmt_hitm, tot_hitm, tot_peer; stops at fn's
+ * first non-zero return and returns it. */
+int tl_log_each(const struct tl_log *l, int (*fn)(void *ctx, uint64_t time, uint64_t line, const unsigned *counts),
+		void *ctx);
 
 /* ---- the aggregator's thread for bulk loads (store/agg_thread.c) ----- */
 

@@ -332,9 +332,14 @@ int store_add_sample(struct store *st, const struct c2c_sample *smp, const struc
 		return r;
 	if (!ctx)
 		ctx = &none;
-	/* the report's sample-order numbers start with the first sample */
-	if (!st->agg.rep && (r = agg_rep_enable(&st->agg, st, err)) < 0)
-		return r;
+	/* the report's sample-order numbers and the timeline log start with
+	 * the first sample (before the aggregator's thread does) */
+	if (!st->agg.rep) {
+		if ((r = agg_rep_enable(&st->agg, st, err)) < 0)
+			return r;
+		if (!st->agg.tl && !st->agg.nr_samples)
+			st->agg.tl = tl_log_new();  /* NULL: the timeline build scans */
+	}
 	chain = chain_intern(st, ctx->chain_sites, ctx->nr_chain_sites, err);
 	if (chain < 0)
 		return (int)chain;
