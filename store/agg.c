@@ -45,14 +45,27 @@ static struct agg_ent *get(struct agg *a, enum agg_kind k, uint64_t k0, uint64_t
 	return e;
 }
 
+/* get() for the one-word keys of a small table, through cache[key] when
+ * key < n. */
+static struct agg_ent *cached(struct agg *a, enum agg_kind k, struct agg_ent **cache, uint64_t n, uint64_t key)
+{
+	struct agg_ent *e;
+
+	if (key >= n)
+		return get(a, k, key, 0, 0, 0, NULL);
+	if (!(e = cache[key]) && !(e = cache[key] = get(a, k, key, 0, 0, 0, NULL)))
+		return NULL;
+	return agg_table_mark(&a->t[k], e) < 0 ? NULL : e;
+}
+
 static int set_add(struct agg *a, enum agg_set s, uint64_t k0, uint64_t k1, uint64_t k2, uint64_t k3)
 {
 	uint64_t key[AGG_KEY_WORDS] = { k0, k1, k2, k3 };
 	return key_set_add(&a->sets[s], key);
 }
 
-/* Marks cpu in e's bitmap; returns 1 when it was new. */
-static int cpu_add(struct agg_ent *e, uint32_t cpu)
+/* Marks cpu in e's bitmap (an entry of t); returns 1 when it was new. */
+static int cpu_add(struct agg_table *t, struct agg_ent *e, uint32_t cpu)
 {
 	uint32_t w = cpu / 64;
 	if (!e->cpus) {
@@ -68,6 +81,8 @@ static int cpu_add(struct agg_ent *e, uint32_t cpu)
 		memset(p + e->cpu_words, 0, (nw - e->cpu_words) * sizeof(uint64_t));
 		if (e->cpus != e->cpus_inline)
 			free(e->cpus);
+		else
+			t->heap_cpus++;
 		e->cpus = p;
 		e->cpu_words = nw;
 	}
@@ -129,8 +144,8 @@ int agg_add_sample(struct agg *a, const struct agg_sample *s)
 		kind = -1;
 	struct agg_ent *ep = get(a, AGG_PARETO, line, off, s->ip, thr, &c_par);
 	struct agg_ent *ec = get(a, AGG_CELL, line, off, s->cpu, 0, &c_cell);
-	struct agg_ent *ecpu = get(a, AGG_CPU, s->cpu, 0, 0, 0, NULL);
-	struct agg_ent *enode = get(a, AGG_NODE, (uint64_t)(int64_t)s->node, 0, 0, 0, NULL);
+	struct agg_ent *ecpu = cached(a, AGG_CPU, a->cpu_ent, 256, s->cpu);
+	struct agg_ent *enode = cached(a, AGG_NODE, a->node_ent, 64, (uint64_t)(int64_t)s->node);
 	if (!ep || !ec || !ecpu || !enode)
 		return -ENOMEM;
 	if (c_par) {
@@ -177,7 +192,8 @@ int agg_add_sample(struct agg *a, const struct agg_sample *s)
 		return -ENOMEM;
 	if (a->tl)
 		tl_log_add(a->tl, s->time, line, &el->tl_idx, s->bits);
-	if (has_cpu && (cpu_add(el, s->cpu) < 0 || cpu_add(eo, s->cpu) < 0 || cpu_add(ep, s->cpu) < 0))
+	if (has_cpu && (cpu_add(&a->t[AGG_LINE], el, s->cpu) < 0 || cpu_add(&a->t[AGG_OFFSET], eo, s->cpu) < 0 ||
+			cpu_add(&a->t[AGG_PARETO], ep, s->cpu) < 0))
 		return -ENOMEM;
 
 	/* Every new (line, offset, thread, ip) combination is a new Pareto

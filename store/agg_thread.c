@@ -42,6 +42,7 @@ struct agg_worker {
 	bool busy;                   /* the thread is processing a block */
 	bool stop;
 	int error;                   /* sticky: first failure of agg_add_* */
+	int seen_error;              /* the writer's copy, taken at each hand-over */
 };
 
 static void *worker_main(void *arg)
@@ -108,6 +109,7 @@ static void enqueue_cur(struct agg_worker *w)
 	w->queue[(w->head + w->count) % AGG_QUEUE] = w->cur;
 	w->count++;
 	w->cur = NULL;
+	w->seen_error = w->error;
 	pthread_cond_signal(&w->cv_work);
 	pthread_mutex_unlock(&w->mu);
 }
@@ -129,16 +131,13 @@ static struct agg_item *next_item(struct agg_worker *w)
 	return &w->cur->items[w->cur->n++];
 }
 
+/* A failure shows up at the next hand-over (a lock per block, not per
+ * item); the drain before every commit reports it in any case. */
 static int item_done(struct agg_worker *w)
 {
-	int e;
-
 	if (w->cur->n == AGG_BLOCK)
 		enqueue_cur(w);
-	pthread_mutex_lock(&w->mu);
-	e = w->error;
-	pthread_mutex_unlock(&w->mu);
-	return e;
+	return w->seen_error;
 }
 
 int agg_worker_add_sample(struct agg_worker *w, const struct agg_sample *s)

@@ -1,11 +1,14 @@
 /* Open-addressing hash tables keyed by AGG_KEY_WORDS 64-bit words: the
- * aggregate tables (entries allocated one by one so pointers stay valid
- * while the table grows) and key-only sets (distinct counts). */
+ * aggregate tables (entries allocated from slabs so pointers stay valid
+ * while the table grows, and a big table is freed in a few calls) and
+ * key-only sets (distinct counts). */
 #include "store/store_internal.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define AGG_SLAB 256                 /* entries per slab */
 
 static uint64_t key_hash(const uint64_t *k)
 {
@@ -56,6 +59,22 @@ struct agg_ent *agg_table_find(const struct agg_table *t, const uint64_t *key)
 	return NULL;
 }
 
+/* A zeroed entry from the table's last slab (a new slab when it is full). */
+static struct agg_ent *slab_entry(struct agg_table *t)
+{
+	if (!t->nslabs || t->slab_used == AGG_SLAB) {
+		struct agg_ent **p = realloc(t->slabs, (t->nslabs + 1) * sizeof(*p));
+		if (!p)
+			return NULL;
+		t->slabs = p;
+		if (!(p[t->nslabs] = calloc(AGG_SLAB, sizeof(struct agg_ent))))
+			return NULL;
+		t->nslabs++;
+		t->slab_used = 0;
+	}
+	return &t->slabs[t->nslabs - 1][t->slab_used++];
+}
+
 struct agg_ent *agg_table_get(struct agg_table *t, const uint64_t *key, bool *created)
 {
 	*created = false;
@@ -69,7 +88,7 @@ struct agg_ent *agg_table_get(struct agg_table *t, const uint64_t *key, bool *cr
 			return t->slots[j].e;
 		j = (j + 1) & (t->cap - 1);
 	}
-	struct agg_ent *e = calloc(1, sizeof(*e));
+	struct agg_ent *e = slab_entry(t);
 	if (!e)
 		return NULL;
 	memcpy(e->key, key, sizeof(e->key));
@@ -93,14 +112,14 @@ int agg_table_mark_slow(struct agg_table *t, struct agg_ent *e)
 
 void agg_table_fini(struct agg_table *t)
 {
-	for (size_t i = 0; i < t->cap; i++) {
-		struct agg_ent *e = t->slots[i].e;
-		if (e) {
-			if (e->cpus != e->cpus_inline)
-				free(e->cpus);
-			free(e);
-		}
+	for (size_t i = 0; i < t->nslabs; i++) {
+		size_t n = i + 1 == t->nslabs ? t->slab_used : AGG_SLAB;
+		for (size_t j = 0; j < n && t->heap_cpus; j++)
+			if (t->slabs[i][j].cpus && t->slabs[i][j].cpus != t->slabs[i][j].cpus_inline)
+				free(t->slabs[i][j].cpus);
+		free(t->slabs[i]);
 	}
+	free(t->slabs);
 	free(t->slots);
 	free(t->dirty);
 	memset(t, 0, sizeof(*t));

@@ -84,6 +84,10 @@ struct agg_slot {
 struct agg_table {
 	struct agg_slot *slots;
 	size_t cap, count;
+	struct agg_ent **slabs;      /* entries come from slabs: one allocation per
+	                                AGG_SLAB entries, freed together */
+	size_t nslabs, slab_used;    /* entries used in the last slab */
+	size_t heap_cpus;            /* entries whose CPU bitmap is on the heap */
 	struct agg_ent **dirty;      /* entries changed since the last flush */
 	size_t ndirty, dirty_cap;
 };
@@ -171,6 +175,8 @@ struct agg {
 	struct agg_rep *rep;         /* the report's sample-order numbers; only
 	                                the session writer's aggregator keeps them */
 	struct tl_log *tl;           /* the timeline log; the writer's aggregator only */
+	struct agg_ent *cpu_ent[256];  /* AGG_CPU / AGG_NODE entries by number: */
+	struct agg_ent *node_ent[64];  /* two hash lookups fewer per sample */
 };
 
 void agg_init(struct agg *a, uint32_t line_size);
