@@ -406,6 +406,43 @@ static int bind_extra(sqlite3_stmt *s, int i, enum agg_kind k, const struct agg_
 	return i;
 }
 
+#define AGG_MAX_KEY_COLS 5
+
+/* An entry's key as the table's key columns hold it. */
+static void key_cols(enum agg_kind k, const struct agg_ent *e, int64_t *kv)
+{
+	for (int j = 0; j < tables[k].nkeys; j++) {
+		if (k == AGG_PARETO && j >= 3) {
+			/* key word 3 is (pid << 32 | tid): two columns */
+			uint64_t thr = e->key[3];
+			kv[j] = j == 3 ? (int32_t)(thr >> 32) : (int32_t)(uint32_t)thr;
+			continue;
+		}
+		uint64_t v = e->key[j];
+		/* Small signed keys (node -1, cpu absent) keep their sign. */
+		if ((k == AGG_LINE_NODE && j == 1) || (k == AGG_NODE && j == 0))
+			kv[j] = (int64_t)v;
+		else if ((k == AGG_LINE_CPU && j == 1) || (k == AGG_CELL && j == 2) || (k == AGG_CPU && j == 0))
+			kv[j] = v == UINT32_MAX ? -1 : (int64_t)v;
+		else
+			kv[j] = (int64_t)v;
+	}
+}
+
+/* qsort_r: entries by their key columns, as SQLite orders integers. */
+static int cmp_key_cols(const void *pa, const void *pb, void *ctx)
+{
+	enum agg_kind k = *(const enum agg_kind *)ctx;
+	int64_t a[AGG_MAX_KEY_COLS], b[AGG_MAX_KEY_COLS];
+
+	key_cols(k, *(struct agg_ent *const *)pa, a);
+	key_cols(k, *(struct agg_ent *const *)pb, b);
+	for (int j = 0; j < tables[k].nkeys; j++)
+		if (a[j] != b[j])
+			return a[j] < b[j] ? -1 : 1;
+	return 0;
+}
+
 static int flush_table(struct agg *a, struct store *st, const char *schema, enum agg_kind k,
 		       struct c2c_error *err)
 {
@@ -439,25 +476,16 @@ static int flush_table(struct agg *a, struct store *st, const char *schema, enum
 	if (r != SQLITE_OK)
 		return store_sqlerr(st, err, "writing aggregates");
 	r = 0;
+	/* In primary-key order: each insert lands next to the previous one in
+	 * the table's b-tree instead of on a random page. */
+	qsort_r(tab->dirty, tab->ndirty, sizeof(*tab->dirty), cmp_key_cols, &k);
 	for (size_t n = 0; n < tab->ndirty; n++) {
 		struct agg_ent *e = tab->dirty[n];
+		int64_t kv[AGG_MAX_KEY_COLS];
 		int i = 1;
-		for (int j = 0; j < t->nkeys; j++) {
-			if (k == AGG_PARETO && j >= 3) {
-				/* key word 3 is (pid << 32 | tid): two columns */
-				uint64_t thr = e->key[3];
-				sqlite3_bind_int64(s, i++, j == 3 ? (int32_t)(thr >> 32) : (int32_t)(uint32_t)thr);
-				continue;
-			}
-			uint64_t v = e->key[j];
-			/* Small signed keys (node -1, cpu absent) keep their sign. */
-			if ((k == AGG_LINE_NODE && j == 1) || (k == AGG_NODE && j == 0))
-				sqlite3_bind_int64(s, i++, (int64_t)v);
-			else if ((k == AGG_LINE_CPU && j == 1) || (k == AGG_CELL && j == 2) || (k == AGG_CPU && j == 0))
-				sqlite3_bind_int64(s, i++, v == UINT32_MAX ? -1 : (int64_t)v);
-			else
-				sqlite3_bind_int64(s, i++, (sqlite3_int64)v);
-		}
+		key_cols(k, e, kv);
+		for (int j = 0; j < t->nkeys; j++)
+			sqlite3_bind_int64(s, i++, kv[j]);
 		if (stats)
 			i = store_bind_stats(s, i, &e->stats);
 		if (t->lat)

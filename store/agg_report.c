@@ -239,6 +239,30 @@ static int set_session(struct store *st, sqlite3_stmt *s, const char *name, int6
 	return 0;
 }
 
+/* A row's key columns (line | var, offset, ip) as agg_prow holds them. */
+static void row_key(const struct rep_row *x, uint32_t line_size, int64_t *kv)
+{
+	uint64_t line = c2c_cl_address(x->addr, line_size, false);
+
+	kv[0] = (int64_t)(line | x->var);
+	kv[1] = (int64_t)(x->addr - line);
+	kv[2] = (int64_t)x->ip;
+}
+
+/* qsort_r: rows in agg_prow's key order (SQLite's signed integers). */
+static int cmp_rows(const void *pa, const void *pb, void *ctx)
+{
+	uint32_t line_size = *(const uint32_t *)ctx;
+	int64_t a[3], b[3];
+
+	row_key(*(struct rep_row *const *)pa, line_size, a);
+	row_key(*(struct rep_row *const *)pb, line_size, b);
+	for (int j = 0; j < 3; j++)
+		if (a[j] != b[j])
+			return a[j] < b[j] ? -1 : 1;
+	return 0;
+}
+
 int agg_rep_flush(struct agg *a, struct store *st, struct c2c_error *err)
 {
 	struct agg_rep *r = a->rep;
@@ -261,13 +285,15 @@ int agg_rep_flush(struct agg *a, struct store *st, struct c2c_error *err)
 		rc = store_sqlerr(st, err, "writing aggregates");
 		goto out;
 	}
+	/* in key order: each insert lands beside the previous one */
+	qsort_r(r->drows, r->ndrows, sizeof(*r->drows), cmp_rows, &a->line_size);
 	for (size_t i = 0; i < r->ndrows; i++) {
 		const struct rep_row *x = r->drows[i];
-		uint64_t line = c2c_cl_address(x->addr, a->line_size, false);
+		int64_t kv[3];
 
-		sqlite3_bind_int64(sr, 1, (sqlite3_int64)(line | x->var));
-		sqlite3_bind_int64(sr, 2, (sqlite3_int64)(x->addr - line));
-		sqlite3_bind_int64(sr, 3, (sqlite3_int64)x->ip);
+		row_key(x, a->line_size, kv);
+		for (int j = 0; j < 3; j++)
+			sqlite3_bind_int64(sr, 1 + j, kv[j]);
 		sqlite3_bind_int64(sr, 4, (sqlite3_int64)x->phys.node_mask);
 		sqlite3_bind_int64(sr, 5, (sqlite3_int64)x->phys.pa_cnt);
 		store_bind_lat(sr, 6, &x->lat);

@@ -8,7 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define AGG_SLAB 256                 /* entries per slab */
+/* Slab i holds 32 << i entries, up to what fits in 2 MiB: small tables
+ * stay small, big ones get huge-page-sized slabs. */
+static size_t slab_cap(size_t i)
+{
+	size_t max = ((size_t)2 << 20) / sizeof(struct agg_ent);
+	return i >= 16 || ((size_t)32 << i) > max ? max : (size_t)32 << i;
+}
 
 static uint64_t key_hash(const uint64_t *k)
 {
@@ -28,7 +34,7 @@ static bool key_eq(const uint64_t *a, const uint64_t *b)
 
 static int table_rehash(struct agg_table *t, size_t ncap)
 {
-	struct agg_slot *slots = calloc(ncap, sizeof(*slots));
+	struct agg_slot *slots = store_zalloc_big(ncap * sizeof(*slots));
 	if (!slots)
 		return -ENOMEM;
 	for (size_t i = 0; i < t->cap; i++) {
@@ -62,12 +68,12 @@ struct agg_ent *agg_table_find(const struct agg_table *t, const uint64_t *key)
 /* A zeroed entry from the table's last slab (a new slab when it is full). */
 static struct agg_ent *slab_entry(struct agg_table *t)
 {
-	if (!t->nslabs || t->slab_used == AGG_SLAB) {
+	if (!t->nslabs || t->slab_used == slab_cap(t->nslabs - 1)) {
 		struct agg_ent **p = realloc(t->slabs, (t->nslabs + 1) * sizeof(*p));
 		if (!p)
 			return NULL;
 		t->slabs = p;
-		if (!(p[t->nslabs] = calloc(AGG_SLAB, sizeof(struct agg_ent))))
+		if (!(p[t->nslabs] = store_zalloc_big(slab_cap(t->nslabs) * sizeof(struct agg_ent))))
 			return NULL;
 		t->nslabs++;
 		t->slab_used = 0;
@@ -113,7 +119,7 @@ int agg_table_mark_slow(struct agg_table *t, struct agg_ent *e)
 void agg_table_fini(struct agg_table *t)
 {
 	for (size_t i = 0; i < t->nslabs; i++) {
-		size_t n = i + 1 == t->nslabs ? t->slab_used : AGG_SLAB;
+		size_t n = i + 1 == t->nslabs ? t->slab_used : slab_cap(i);
 		for (size_t j = 0; j < n && t->heap_cpus; j++)
 			if (t->slabs[i][j].cpus && t->slabs[i][j].cpus != t->slabs[i][j].cpus_inline)
 				free(t->slabs[i][j].cpus);
@@ -127,8 +133,8 @@ void agg_table_fini(struct agg_table *t)
 
 static int set_rehash(struct key_set *s, size_t ncap)
 {
-	uint64_t *keys = malloc(ncap * AGG_KEY_WORDS * sizeof(uint64_t));
-	uint8_t *used = calloc(ncap, 1);
+	uint64_t *keys = store_zalloc_big(ncap * AGG_KEY_WORDS * sizeof(uint64_t));
+	uint8_t *used = store_zalloc_big(ncap);
 	if (!keys || !used) {
 		free(keys);
 		free(used);

@@ -20,6 +20,9 @@ int store_prepare(struct store *st, sqlite3_stmt **stmt, const char *sql, struct
 void store_col_text(sqlite3_stmt *s, int col, char *buf, size_t size);
 /* Grows *arr (element size elem) to hold at least need elements. */
 int store_grow(void **arr, size_t *cap, size_t need, size_t elem);
+/* A zeroed block (free() it); big ones come in huge-page-advised 2 MiB
+ * multiples. NULL when out of memory. */
+void *store_zalloc_big(size_t size);
 /* Text copied with truncation (buf always NUL-terminated). */
 void store_copy(char *buf, size_t size, const char *src);
 
@@ -84,8 +87,8 @@ struct agg_slot {
 struct agg_table {
 	struct agg_slot *slots;
 	size_t cap, count;
-	struct agg_ent **slabs;      /* entries come from slabs: one allocation per
-	                                AGG_SLAB entries, freed together */
+	struct agg_ent **slabs;      /* entries come from slabs (store/hash.c),
+	                                freed together */
 	size_t nslabs, slab_used;    /* entries used in the last slab */
 	size_t heap_cpus;            /* entries whose CPU bitmap is on the heap */
 	struct agg_ent **dirty;      /* entries changed since the last flush */

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHUNK (1u << 20)
+#define CHUNK ((size_t)2 << 20)
 /* Past this, the log gives up: ~200M samples at the usual 5 bytes. */
 #define LOG_BUDGET ((size_t)1 << 30)
 /* Longest entry: a 10-byte time delta, a 5-byte line index, 2 bytes of counts. */
@@ -118,7 +118,7 @@ static struct tl_chunk *room(struct tl_log *l)
 		l->chunks = p;
 		l->cap_chunks = cap;
 	}
-	unsigned char *c = malloc(CHUNK);
+	unsigned char *c = store_zalloc_big(CHUNK);
 	if (!c)
 		return NULL;
 	l->chunks[l->nchunks] = (struct tl_chunk){ c, 0 };

@@ -1,10 +1,13 @@
 /* Small helpers shared by the store files: SQLite error reporting,
- * statement preparation, text columns, array growth. */
+ * statement preparation, text columns, array growth, big zeroed blocks. */
 #include "store/store_internal.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+
+#define HUGE_PAGE ((size_t)2 << 20)
 
 int store_sqlerr(struct store *st, struct c2c_error *err, const char *what)
 {
@@ -69,4 +72,21 @@ int store_grow(void **arr, size_t *cap, size_t need, size_t elem)
 	*arr = p;
 	*cap = ncap;
 	return 0;
+}
+
+void *store_zalloc_big(size_t size)
+{
+	void *p;
+
+	if (size < HUGE_PAGE / 2)
+		return calloc(1, size);
+	/* Whole 2 MiB pages the kernel may back with huge pages: on a VM a
+	 * page fault costs microseconds, and the aggregates of a big import
+	 * touch hundreds of MiB once each. */
+	size = (size + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+	if (posix_memalign(&p, HUGE_PAGE, size) != 0)
+		return NULL;
+	madvise(p, size, MADV_HUGEPAGE);  /* advice only: fine when refused */
+	memset(p, 0, size);
+	return p;
 }

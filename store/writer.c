@@ -536,9 +536,16 @@ int store_set_bulk_load(struct store *st, bool on, struct c2c_error *err)
 	 * WAL writes every new page twice (log, then checkpoint): half the
 	 * I/O for a bulk load. Both keep every commit. */
 	/* A bulk load appends: a small page cache is enough (and keeps the
-	 * peak RSS down); readers and live writers get the usual one. */
+	 * peak RSS down); readers and live writers get the usual one. It
+	 * does not wait for the disk at each commit (synchronous = OFF): a
+	 * crash or kill of the program still leaves every commit in the file
+	 * (the OS has it); only a power loss soon after could cost an
+	 * import, which is redone from its perf.data (perf record does not
+	 * sync its output either). Saves a ~0.7 s flush at 10M samples. */
 	if ((r = store_exec(st, on ? "PRAGMA journal_mode = TRUNCATE; PRAGMA cache_size = -8192;"
-				   : "PRAGMA journal_mode = WAL; PRAGMA cache_size = -32768;", err)) < 0)
+				     " PRAGMA synchronous = OFF;"
+				   : "PRAGMA journal_mode = WAL; PRAGMA cache_size = -32768;"
+				     " PRAGMA synchronous = NORMAL;", err)) < 0)
 		return r;
 	st->bulk = on;
 	return 0;
