@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,8 +52,18 @@ static int set_pragmas(struct store *st, struct c2c_error *err)
 			  " PRAGMA temp_store = MEMORY; PRAGMA foreign_keys = OFF;", err);
 }
 
+/* SQLite's allocation statistics take a global mutex on every malloc
+ * and free; nothing here reads them. Only possible before SQLite starts
+ * (refused harmlessly when the program started it already). */
+static void sqlite_setup(void)
+{
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
 static struct store *store_alloc(const char *path)
 {
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, sqlite_setup);
 	struct store *st = calloc(1, sizeof(*st));
 	if (!st)
 		return NULL;
@@ -77,6 +88,7 @@ static void store_free(struct store *st)
 	agg_table_fini(&st->sites);
 	agg_table_fini(&st->dsyms);
 	agg_table_fini(&st->chains);
+	store_defer_free(st);
 	free(st->cpu_node);
 	free(st->dsym_start);
 	free(st->raw_buf);
@@ -102,10 +114,11 @@ static int prepare_writer(struct store *st, struct c2c_error *err)
 		[STMT_TASK] = "INSERT INTO tasks (time, kind, pid, ppid, tid, ptid) VALUES (?,?,?,?,?,?)",
 		[STMT_MMAP] = "INSERT INTO maps (time, pid, tid, start, len, pgoff, prot, flags, cpumode, maj, min,"
 			      " ino, ino_generation, build_id, filename) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-		[STMT_SITE] = "INSERT INTO sites (ip, pid, cpumode, function, offset, dso, file, line, rel_addr)"
-			      " VALUES (?,?,?,?,?,?,?,?,?)",
-		[STMT_DSYM] = "INSERT INTO dsyms (name, start, size, pid, dso) VALUES (?,?,?,?,?)",
-		[STMT_CHAIN] = "INSERT INTO callchains (sites) VALUES (?)",
+		/* id NULL: the next rowid */
+		[STMT_SITE] = "INSERT INTO sites (id, ip, pid, cpumode, function, offset, dso, file, line, rel_addr)"
+			      " VALUES (?,?,?,?,?,?,?,?,?,?)",
+		[STMT_DSYM] = "INSERT INTO dsyms (id, name, start, size, pid, dso) VALUES (?,?,?,?,?,?)",
+		[STMT_CHAIN] = "INSERT INTO callchains (id, sites) VALUES (?,?)",
 		[STMT_META_SET] = "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
 		[STMT_META_GET] = "SELECT value FROM meta WHERE key = ?",
 		[STMT_COUNTER] = "INSERT OR REPLACE INTO counters (name, value) VALUES (?, ?)",

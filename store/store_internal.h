@@ -210,6 +210,27 @@ int agg_rep_flush(struct agg *a, struct store *st, struct c2c_error *err);
 int store_lines_seq_precomputed(struct store *st, const struct store_filter *f, unsigned coalesce,
 				struct store_seq_line *lines, size_t n, struct c2c_error *err);
 
+/* ---- rows written at the next commit (store/defer.c) ---------------- */
+
+struct store_defer;
+enum store_defer_kind { DEFER_SITE, DEFER_DSYM, DEFER_CHAIN };
+/* Starts deferring (bulk loads): reads the next ids. The writer's thread
+ * owns the connection when it calls this. */
+int store_defer_start(struct store *st, struct c2c_error *err);
+/* New rows (copied); their ids, or -ENOMEM. st->defer must be set. */
+int64_t store_defer_site(struct store *st, const struct store_site_info *si);
+int64_t store_defer_dsym(struct store *st, const struct store_dsym_info *di);
+int64_t store_defer_chain(struct store *st, const int64_t *sites, uint32_t n);
+/* A row of kind written at once (outside a transaction) took id. */
+void store_defer_note_id(struct store *st, enum store_defer_kind kind, int64_t id);
+/* Writes them (in a commit, the sample thread idle). */
+int store_defer_flush(struct store *st, struct c2c_error *err);
+void store_defer_free(struct store *st);
+/* One row each (store/writer.c); id 0: the next rowid. */
+int store_write_site(struct store *st, int64_t id, const struct store_site_info *si, struct c2c_error *err);
+int store_write_dsym(struct store *st, int64_t id, const struct store_dsym_info *di, struct c2c_error *err);
+int store_write_chain(struct store *st, int64_t id, const int64_t *sites, uint32_t n, struct c2c_error *err);
+
 /* ---- the timeline log (store/timeline_log.c) ------------------------ */
 
 #define TL_LOG_COUNTERS 6        /* load, store, lcl/rmt/tot HITM, tot peer */
@@ -306,6 +327,8 @@ struct store {
 	size_t raw_len, raw_cap;
 	struct agg agg;              /* session aggregates, all in memory */
 	struct sample_worker *samplew; /* bulk loads: inserts the sample batches */
+	struct store_defer *defer;   /* bulk loads: new sites, dsyms, chains to
+	                                write at the next commit (store/defer.c) */
 	struct agg_worker *aggw;     /* bulk loads: agg is updated by this
 	                                thread; drained before agg is read */
 	bool agg_loaded;

@@ -174,38 +174,90 @@ int store_add_mmap(struct store *st, const struct c2c_mmap *m, uint64_t time, st
 	return step_done(st, s, err, "writing an MMAP record");
 }
 
+static void bind_id(sqlite3_stmt *s, int64_t id)
+{
+	if (id)
+		sqlite3_bind_int64(s, 1, id);
+	else
+		sqlite3_bind_null(s, 1);
+}
+
+int store_write_site(struct store *st, int64_t id, const struct store_site_info *si, struct c2c_error *err)
+{
+	sqlite3_stmt *s = st->stmt[STMT_SITE];
+
+	bind_id(s, id);
+	sqlite3_bind_int64(s, 2, (sqlite3_int64)si->ip);
+	sqlite3_bind_int64(s, 3, si->pid);
+	sqlite3_bind_int(s, 4, si->cpumode);
+	bind_text(s, 5, si->function);
+	sqlite3_bind_int64(s, 6, (sqlite3_int64)si->offset);
+	bind_text(s, 7, si->dso);
+	bind_text(s, 8, si->file);
+	sqlite3_bind_int64(s, 9, si->line);
+	sqlite3_bind_int64(s, 10, (sqlite3_int64)si->rel_addr);
+	return step_done(st, s, err, "writing a code site");
+}
+
+int store_write_dsym(struct store *st, int64_t id, const struct store_dsym_info *d, struct c2c_error *err)
+{
+	sqlite3_stmt *s = st->stmt[STMT_DSYM];
+
+	bind_id(s, id);
+	bind_text(s, 2, d->name);
+	sqlite3_bind_int64(s, 3, (sqlite3_int64)d->start);
+	sqlite3_bind_int64(s, 4, (sqlite3_int64)d->size);
+	sqlite3_bind_int64(s, 5, d->pid);
+	bind_text(s, 6, d->dso);
+	return step_done(st, s, err, "writing a data symbol");
+}
+
+int store_write_chain(struct store *st, int64_t id, const int64_t *sites, uint32_t n, struct c2c_error *err)
+{
+	sqlite3_stmt *s = st->stmt[STMT_CHAIN];
+
+	bind_id(s, id);
+	/* Little-endian int64 array, as documented in docs/schema.md. */
+	sqlite3_bind_blob(s, 2, sites, (int)(n * sizeof(int64_t)), SQLITE_TRANSIENT);
+	return step_done(st, s, err, "writing a call chain");
+}
+
+/* In a bulk load's transaction new rows wait for the commit
+ * (store/defer.c): no wait for the sample thread. */
+static bool deferring(const struct store *st)
+{
+	return st->defer && st->agg_loaded && st->in_txn;
+}
+
 int64_t store_site_intern(struct store *st, const struct store_site_info *si, struct c2c_error *err)
 {
 	uint64_t key[AGG_KEY_WORDS] = { (uint64_t)(int64_t)si->pid, si->ip, 0, 0 };
 	struct agg_ent *e;
 	bool created;
+	int64_t id;
 	int r;
 
 	/* known sites need no SQL (nor a wait for the sample thread) */
 	if (st->agg_loaded && st->in_txn && (e = agg_table_find(&st->sites, key)))
 		return e->site;
-	if ((r = begin(st, err)) < 0)
-		return r;
-	e = agg_table_find(&st->sites, key);
-	if (e)
-		return e->site;
-	sqlite3_stmt *s = st->stmt[STMT_SITE];
-	sqlite3_bind_int64(s, 1, (sqlite3_int64)si->ip);
-	sqlite3_bind_int64(s, 2, si->pid);
-	sqlite3_bind_int(s, 3, si->cpumode);
-	bind_text(s, 4, si->function);
-	sqlite3_bind_int64(s, 5, (sqlite3_int64)si->offset);
-	bind_text(s, 6, si->dso);
-	bind_text(s, 7, si->file);
-	sqlite3_bind_int64(s, 8, si->line);
-	sqlite3_bind_int64(s, 9, (sqlite3_int64)si->rel_addr);
-	if ((r = step_done(st, s, err, "writing a code site")) < 0)
-		return r;
+	if (deferring(st)) {
+		if ((id = store_defer_site(st, si)) < 0)
+			return c2c_error_set(err, (int)id, "out of memory");
+	} else {
+		if ((r = begin(st, err)) < 0)
+			return r;
+		if ((e = agg_table_find(&st->sites, key)))
+			return e->site;
+		if ((r = store_write_site(st, 0, si, err)) < 0)
+			return r;
+		id = sqlite3_last_insert_rowid(st->db);
+		store_defer_note_id(st, DEFER_SITE, id);
+	}
 	e = agg_table_get(&st->sites, key, &created);
 	if (!e)
 		return c2c_error_set(err, -ENOMEM, "out of memory");
-	e->site = sqlite3_last_insert_rowid(st->db);
-	return e->site;
+	e->site = id;
+	return id;
 }
 
 int64_t store_dsym_intern(struct store *st, const struct store_dsym_info *d, struct c2c_error *err)
@@ -213,32 +265,33 @@ int64_t store_dsym_intern(struct store *st, const struct store_dsym_info *d, str
 	uint64_t key[AGG_KEY_WORDS] = { (uint64_t)(int64_t)d->pid, d->start, str_hash(d->name), str_hash(d->dso) };
 	struct agg_ent *e;
 	bool created;
+	int64_t id;
 	int r;
 
-	if (d->name && st->agg_loaded && st->in_txn && (e = agg_table_find(&st->dsyms, key)))
-		return e->site;
-	if ((r = begin(st, err)) < 0)
-		return r;
 	if (!d->name)
 		return c2c_error_set(err, -EINVAL, "data symbol without a name");
-	e = agg_table_find(&st->dsyms, key);
-	if (e)
+	if (st->agg_loaded && st->in_txn && (e = agg_table_find(&st->dsyms, key)))
 		return e->site;
-	sqlite3_stmt *s = st->stmt[STMT_DSYM];
-	bind_text(s, 1, d->name);
-	sqlite3_bind_int64(s, 2, (sqlite3_int64)d->start);
-	sqlite3_bind_int64(s, 3, (sqlite3_int64)d->size);
-	sqlite3_bind_int64(s, 4, d->pid);
-	bind_text(s, 5, d->dso);
-	if ((r = step_done(st, s, err, "writing a data symbol")) < 0)
-		return r;
+	if (deferring(st)) {
+		if ((id = store_defer_dsym(st, d)) < 0)
+			return c2c_error_set(err, (int)id, "out of memory");
+	} else {
+		if ((r = begin(st, err)) < 0)
+			return r;
+		if ((e = agg_table_find(&st->dsyms, key)))
+			return e->site;
+		if ((r = store_write_dsym(st, 0, d, err)) < 0)
+			return r;
+		id = sqlite3_last_insert_rowid(st->db);
+		store_defer_note_id(st, DEFER_DSYM, id);
+	}
 	e = agg_table_get(&st->dsyms, key, &created);
 	if (!e)
 		return c2c_error_set(err, -ENOMEM, "out of memory");
-	e->site = sqlite3_last_insert_rowid(st->db);
-	if (remember_dsym_start(st, e->site, d->start) < 0)
+	e->site = id;
+	if (remember_dsym_start(st, id, d->start) < 0)
 		return c2c_error_set(err, -ENOMEM, "out of memory");
-	return e->site;
+	return id;
 }
 
 /* Call chains are stored once each: key = two hashes + length. */
@@ -247,6 +300,7 @@ static int64_t chain_intern(struct store *st, const int64_t *sites, uint32_t n, 
 	uint64_t h1 = 1469598103934665603ull, h2 = 0x9e3779b97f4a7c15ull;
 	struct agg_ent *e;
 	bool created;
+	int64_t id;
 	int r;
 
 	if (!n || !sites)
@@ -260,18 +314,22 @@ static int64_t chain_intern(struct store *st, const int64_t *sites, uint32_t n, 
 	e = agg_table_find(&st->chains, key);
 	if (e)
 		return e->site;
-	if ((r = store_sample_sync(st, err)) < 0)
-		return r;
-	sqlite3_stmt *s = st->stmt[STMT_CHAIN];
-	/* Little-endian int64 array, as documented in docs/schema.md. */
-	sqlite3_bind_blob(s, 1, sites, (int)(n * sizeof(int64_t)), SQLITE_TRANSIENT);
-	if ((r = step_done(st, s, err, "writing a call chain")) < 0)
-		return r;
+	if (deferring(st)) {
+		if ((id = store_defer_chain(st, sites, n)) < 0)
+			return c2c_error_set(err, (int)id, "out of memory");
+	} else {
+		if ((r = store_sample_sync(st, err)) < 0)
+			return r;
+		if ((r = store_write_chain(st, 0, sites, n, err)) < 0)
+			return r;
+		id = sqlite3_last_insert_rowid(st->db);
+		store_defer_note_id(st, DEFER_CHAIN, id);
+	}
 	e = agg_table_get(&st->chains, key, &created);
 	if (!e)
 		return c2c_error_set(err, -ENOMEM, "out of memory");
-	e->site = sqlite3_last_insert_rowid(st->db);
-	return e->site;
+	e->site = id;
+	return id;
 }
 
 static void bind_row(sqlite3_stmt *s, int first, const unsigned char *raw, const struct sample_row *row)
@@ -471,7 +529,8 @@ int store_commit(struct store *st, struct c2c_error *err)
 		return r;
 	if (agg_worker_drain(st->aggw) < 0)
 		return c2c_error_set(err, -ENOMEM, "out of memory while aggregating samples");
-	if ((r = store_flush_samples(st, err)) < 0 || (r = agg_flush(&st->agg, st, "main", err)) < 0 ||
+	if ((r = store_defer_flush(st, err)) < 0 || (r = store_flush_samples(st, err)) < 0 ||
+	    (r = agg_flush(&st->agg, st, "main", err)) < 0 ||
 	    (r = store_write_counters(st, err)) < 0)
 		return r;
 	if ((r = store_exec(st, "COMMIT;", err)) < 0)
@@ -531,6 +590,9 @@ int store_set_bulk_load(struct store *st, bool on, struct c2c_error *err)
 		st->aggw = NULL;
 		sample_worker_stop(st->samplew);
 		st->samplew = NULL;
+		store_defer_free(st);  /* written by the commit */
+	} else if ((r = store_defer_start(st, err)) < 0) {
+		return r;
 	}
 	/* A rollback journal copies only the pages a commit changes, while
 	 * WAL writes every new page twice (log, then checkpoint): half the

@@ -616,8 +616,10 @@ static void crash_case(const char *name, bool bulk)
 	if (pid == 0) {
 		if (store_create(&st, tmp_path(name), &err) < 0 || (bulk && store_set_bulk_load(st, true, &err) < 0) ||
 		    write_samples(st, 0, 700, &err) < 0 || store_commit(st, &err) < 0 ||
-		    write_samples(st, 700, 1500, &err) < 0)
+		    write_samples(st, 700, 1500, &err) < 0) {
+			printf("# %s\n", err.msg);
 			_exit(3);
+		}
 		_exit(0);   /* no commit, no close: as if killed */
 	}
 	CHECK(waitpid(pid, &status, 0) == pid);
