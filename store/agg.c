@@ -429,18 +429,39 @@ static void key_cols(enum agg_kind k, const struct agg_ent *e, int64_t *kv)
 	}
 }
 
+struct keyed_ent {
+	int64_t kv[AGG_MAX_KEY_COLS];
+	struct agg_ent *e;
+};
+
 /* qsort_r: entries by their key columns, as SQLite orders integers. */
 static int cmp_key_cols(const void *pa, const void *pb, void *ctx)
 {
-	enum agg_kind k = *(const enum agg_kind *)ctx;
-	int64_t a[AGG_MAX_KEY_COLS], b[AGG_MAX_KEY_COLS];
+	int nkeys = *(const int *)ctx;
+	const struct keyed_ent *a = pa, *b = pb;
 
-	key_cols(k, *(struct agg_ent *const *)pa, a);
-	key_cols(k, *(struct agg_ent *const *)pb, b);
-	for (int j = 0; j < tables[k].nkeys; j++)
-		if (a[j] != b[j])
-			return a[j] < b[j] ? -1 : 1;
+	for (int j = 0; j < nkeys; j++)
+		if (a->kv[j] != b->kv[j])
+			return a->kv[j] < b->kv[j] ? -1 : 1;
 	return 0;
+}
+
+/* The table's changed entries with their key columns, in key order: each
+ * insert then lands next to the previous one in the table's b-tree instead
+ * of on a random page. NULL when out of memory. */
+static struct keyed_ent *sorted_dirty(enum agg_kind k, const struct agg_table *tab)
+{
+	struct keyed_ent *v = malloc(tab->ndirty * sizeof(*v));
+	int nkeys = tables[k].nkeys;
+
+	if (!v)
+		return NULL;
+	for (size_t n = 0; n < tab->ndirty; n++) {
+		v[n].e = tab->dirty[n];
+		key_cols(k, v[n].e, v[n].kv);
+	}
+	qsort_r(v, tab->ndirty, sizeof(*v), cmp_key_cols, &nkeys);
+	return v;
 }
 
 static int flush_table(struct agg *a, struct store *st, const char *schema, enum agg_kind k,
@@ -476,16 +497,16 @@ static int flush_table(struct agg *a, struct store *st, const char *schema, enum
 	if (r != SQLITE_OK)
 		return store_sqlerr(st, err, "writing aggregates");
 	r = 0;
-	/* In primary-key order: each insert lands next to the previous one in
-	 * the table's b-tree instead of on a random page. */
-	qsort_r(tab->dirty, tab->ndirty, sizeof(*tab->dirty), cmp_key_cols, &k);
+	struct keyed_ent *sorted = sorted_dirty(k, tab);
+	if (!sorted) {
+		sqlite3_finalize(s);
+		return c2c_error_set(err, -ENOMEM, "out of memory");
+	}
 	for (size_t n = 0; n < tab->ndirty; n++) {
-		struct agg_ent *e = tab->dirty[n];
-		int64_t kv[AGG_MAX_KEY_COLS];
+		struct agg_ent *e = sorted[n].e;
 		int i = 1;
-		key_cols(k, e, kv);
 		for (int j = 0; j < t->nkeys; j++)
-			sqlite3_bind_int64(s, i++, kv[j]);
+			sqlite3_bind_int64(s, i++, sorted[n].kv[j]);
 		if (stats)
 			i = store_bind_stats(s, i, &e->stats);
 		if (t->lat)
@@ -498,6 +519,7 @@ static int flush_table(struct agg *a, struct store *st, const char *schema, enum
 		sqlite3_reset(s);
 		e->dirty = false;
 	}
+	free(sorted);
 	sqlite3_finalize(s);
 	if (r < 0) {
 		/* Keep the rest marked dirty for a retry; the written ones too
