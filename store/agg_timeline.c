@@ -222,26 +222,26 @@ static int pick_lines(struct store *st, struct build *b, struct c2c_error *err)
 	return 0;
 }
 
+/* Adds one sample's counts (tl_log_each's order) to a session slice or a
+ * line cell: the same fields, of two widths. */
+#define ADD_COUNTS(c, v) do { \
+		(c)->samples++; \
+		(c)->loads += (v)[0]; \
+		(c)->stores += (v)[1]; \
+		(c)->lcl_hitm += (v)[2]; \
+		(c)->rmt_hitm += (v)[3]; \
+		(c)->tot_hitm += (v)[4]; \
+		(c)->tot_peer += (v)[5]; \
+	} while (0)
+
 static void cnt_add_counts(struct tl_cnt *c, const unsigned *v)
 {
-	c->samples++;
-	c->loads += v[0];
-	c->stores += v[1];
-	c->lcl_hitm += v[2];
-	c->rmt_hitm += v[3];
-	c->tot_hitm += v[4];
-	c->tot_peer += v[5];
+	ADD_COUNTS(c, v);
 }
 
 static void lcell_add_counts(struct lcell *c, const unsigned *v)
 {
-	c->samples++;
-	c->loads += v[0];
-	c->stores += v[1];
-	c->lcl_hitm += v[2];
-	c->rmt_hitm += v[3];
-	c->tot_hitm += v[4];
-	c->tot_peer += v[5];
+	ADD_COUNTS(c, v);
 }
 
 /* One sample from the timeline log: 0 counted, 1 outside the slicing. */
@@ -329,18 +329,6 @@ locks:
 	return 1;
 }
 
-static size_t put_varint(unsigned char *p, uint64_t v)
-{
-	size_t n = 0;
-
-	while (v >= 0x80) {
-		p[n++] = (unsigned char)(v | 0x80);
-		v >>= 7;
-	}
-	p[n++] = (unsigned char)v;
-	return n;
-}
-
 /* One line's slices as a blob: for each non-empty line slice, the slice
  * number's delta from the previous one, then TL_NVALS counters, all as
  * LEB128 varints (a few bytes a slice: most counts are small). */
@@ -355,12 +343,12 @@ static size_t encode_line(const struct build *b, size_t li, unsigned char *buf)
 		const struct lockcell *w = li < b->nlock ? &b->locks[j * b->nlock + li] : &none;
 		if (!x->samples && !w->waits)
 			continue;
-		len += put_varint(buf + len, j - prev);
+		len += store_put_varint(buf + len, j - prev);
 		prev = j;
 		const uint64_t v[TL_NVALS] = { x->samples, x->loads, x->stores, x->lcl_hitm, x->rmt_hitm, x->tot_hitm,
 					       x->tot_peer, w->waits, w->wait_ns };
 		for (int i = 0; i < TL_NVALS; i++)
-			len += put_varint(buf + len, v[i]);
+			len += store_put_varint(buf + len, v[i]);
 	}
 	return len;
 }

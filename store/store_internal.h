@@ -242,6 +242,8 @@ void tl_log_free(struct tl_log *l);
  * log's index (0 until the log gives it one). Untimed samples are only
  * counted. Out of budget or memory, the log gives up silently. */
 void tl_log_add(struct tl_log *l, uint64_t time, uint64_t line, uint32_t *line_idx, uint64_t bits);
+/* Writes v as a LEB128 varint at p (at most 10 bytes); its length. */
+size_t store_put_varint(unsigned char *p, uint64_t v);
 /* A sample's counts in tl_log_each's order. */
 void tl_log_counts(uint64_t bits, unsigned *v);
 /* Whether l holds every sample of a session of nr_samples. */

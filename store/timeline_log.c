@@ -58,7 +58,7 @@ void tl_log_free(struct tl_log *l)
 	free(l);
 }
 
-static size_t put_varint(unsigned char *p, uint64_t v)
+size_t store_put_varint(unsigned char *p, uint64_t v)
 {
 	size_t n = 0;
 
@@ -153,9 +153,9 @@ void tl_log_add(struct tl_log *l, uint64_t time, uint64_t line, uint32_t *line_i
 	/* time deltas zigzag-coded: perf's order is by time, but a live
 	 * session's rounds may step back a little */
 	int64_t d = (int64_t)(time - l->prev_time);
-	size_t n = put_varint(p, ((uint64_t)d << 1) ^ (uint64_t)(d >> 63));
-	n += put_varint(p + n, *line_idx);
-	n += put_varint(p + n, pack_counts(bits));
+	size_t n = store_put_varint(p, ((uint64_t)d << 1) ^ (uint64_t)(d >> 63));
+	n += store_put_varint(p + n, *line_idx);
+	n += store_put_varint(p + n, pack_counts(bits));
 	l->prev_time = time;
 	c->used += n;
 	return;
