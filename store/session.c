@@ -81,6 +81,7 @@ static void store_free(struct store *st)
 	sample_worker_stop(st->samplew);  /* before its statements go */
 	for (int i = 0; i < STMT__MAX; i++)
 		sqlite3_finalize(st->stmt[i]);
+	store_batch_stmts_free(st);
 	if (st->db)
 		sqlite3_close_v2(st->db);
 	agg_worker_stop(st->aggw);

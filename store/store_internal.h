@@ -296,6 +296,10 @@ int store_insert_sample_batch(struct store *st, const struct sample_row *rows, c
 int store_line_variant(struct store *st, uint64_t addr, const struct c2c_line_ident *id);
 
 #define SAMPLE_COLS 21               /* columns of samples an INSERT writes */
+/* Their names, in the order of struct sample_row's values. */
+extern const char *const store_sample_cols[SAMPLE_COLS];
+/* Finalizes the batch statements (store_close, or before a schema change). */
+void store_batch_stmts_free(struct store *st);
 /* Writes the rows waiting in the batch (store_commit calls it). */
 int store_flush_samples(struct store *st, struct c2c_error *err);
 
@@ -325,6 +329,13 @@ struct store {
 		size_t raw_off;          /* in raw_buf */
 	} rows[SAMPLE_BATCH];
 	unsigned nrows;
+	/* Batch INSERTs that name only the columns a batch's rows all have
+	 * (the usual case: every row of a recording has the same fields);
+	 * absent ones are NULL without a bind each. store/writer.c. */
+	struct {
+		uint32_t present;
+		sqlite3_stmt *s;
+	} batch_stmt[4];
 	unsigned char *raw_buf;
 	size_t raw_len, raw_cap;
 	struct agg agg;              /* session aggregates, all in memory */

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 static uint64_t str_hash(const char *s)
@@ -344,12 +345,78 @@ static void bind_row(sqlite3_stmt *s, int first, const unsigned char *raw, const
 	}
 }
 
+const char *const store_sample_cols[SAMPLE_COLS] = {
+	"time", "event", "cpu", "node", "pid", "tid", "cpumode", "ip", "site", "addr", "phys_addr", "class_bits",
+	"weight", "ins_lat", "data_src", "period", "dsym", "dsym_offset", "callchain", "raw", "line_var",
+};
+
+void store_batch_stmts_free(struct store *st)
+{
+	for (size_t i = 0; i < sizeof(st->batch_stmt) / sizeof(st->batch_stmt[0]); i++) {
+		sqlite3_finalize(st->batch_stmt[i].s);
+		st->batch_stmt[i].s = NULL;
+	}
+}
+
+/* The batch INSERT naming exactly the columns in present: cached (a few
+ * masks), else NULL (the generic statement then binds NULLs). */
+static sqlite3_stmt *batch_stmt_for(struct store *st, uint32_t present)
+{
+	const size_t n = sizeof(st->batch_stmt) / sizeof(st->batch_stmt[0]);
+	char sql[4096], one[256];
+	size_t i, len = 0, olen = 0;
+
+	for (i = 0; i < n && st->batch_stmt[i].s; i++)
+		if (st->batch_stmt[i].present == present)
+			return st->batch_stmt[i].s;
+	if (i == n)
+		return NULL;
+	len = (size_t)snprintf(sql, sizeof(sql), "INSERT INTO samples (");
+	for (int c = 0; c < SAMPLE_COLS; c++) {
+		if (!(present & (1u << c)))
+			continue;
+		len += (size_t)snprintf(sql + len, sizeof(sql) - len, "%s%s", olen ? "," : "", store_sample_cols[c]);
+		olen += (size_t)snprintf(one + olen, sizeof(one) - olen, "%s?", olen ? "," : "(");
+	}
+	if (!olen)
+		return NULL;
+	snprintf(one + olen, sizeof(one) - olen, ")");
+	len += (size_t)snprintf(sql + len, sizeof(sql) - len, ") VALUES ");
+	for (int r = 0; r < SAMPLE_BATCH && len < sizeof(sql); r++)
+		len += (size_t)snprintf(sql + len, sizeof(sql) - len, "%s%s", r ? "," : "", one);
+	if (len >= sizeof(sql) || sqlite3_prepare_v2(st->db, sql, -1, &st->batch_stmt[i].s, NULL) != SQLITE_OK) {
+		sqlite3_finalize(st->batch_stmt[i].s);
+		st->batch_stmt[i].s = NULL;
+		return NULL;
+	}
+	st->batch_stmt[i].present = present;
+	return st->batch_stmt[i].s;
+}
+
 int store_insert_sample_batch(struct store *st, const struct sample_row *rows, const unsigned char *raw,
 			      struct c2c_error *err)
 {
-	sqlite3_stmt *s = st->stmt[STMT_SAMPLE_BATCH];
+	uint32_t present = rows[0].present;
+	sqlite3_stmt *s;
+	unsigned i;
 
-	for (unsigned i = 0; i < SAMPLE_BATCH; i++)
+	for (i = 1; i < SAMPLE_BATCH && rows[i].present == present; i++)
+		;
+	if (i == SAMPLE_BATCH && (s = batch_stmt_for(st, present))) {
+		int k = 1;
+		for (i = 0; i < SAMPLE_BATCH; i++)
+			for (int c = 0; c < SAMPLE_COLS; c++) {
+				if (!(present & (1u << c)))
+					continue;
+				if (c == 19)
+					sqlite3_bind_blob(s, k++, raw + rows[i].raw_off, (int)rows[i].raw_len, SQLITE_STATIC);
+				else
+					sqlite3_bind_int64(s, k++, rows[i].v[c]);
+			}
+		return step_done(st, s, err, "writing samples");
+	}
+	s = st->stmt[STMT_SAMPLE_BATCH];
+	for (i = 0; i < SAMPLE_BATCH; i++)
 		bind_row(s, 1 + (int)i * SAMPLE_COLS, raw, &rows[i]);
 	return step_done(st, s, err, "writing samples");
 }
