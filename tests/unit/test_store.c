@@ -1,6 +1,8 @@
 /* Unit tests of the session store: create/write/reopen, aggregates equal a
  * recomputation from the samples, row ranges, filters, rejection of wrong
- * files, validity after every commit, append, locks, timeline, search. */
+ * files, validity after every commit, append, locks, timeline, search; a
+ * bulk load (threads, deferred ids, per-field-set statements, timeline
+ * log) writes the same file contents as the plain writer. */
 #include "tests/unit/test.h"
 
 #include "store/store.h"
@@ -654,8 +656,132 @@ static void test_crash_after_commit_bulk(void)
 	crash_case("crash_bulk.db", true);
 }
 
+/* Every row of a table (or query), as text; blobs in hex. */
+static char *dump_rows(const char *path, const char *sql)
+{
+	sqlite3 *db;
+	sqlite3_stmt *s;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	if (!f)
+		return NULL;
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(db, sql, -1, &s, NULL) == SQLITE_OK) {
+		while (sqlite3_step(s) == SQLITE_ROW) {
+			for (int c = 0; c < sqlite3_column_count(s); c++) {
+				if (sqlite3_column_type(s, c) == SQLITE_BLOB) {
+					const unsigned char *b = sqlite3_column_blob(s, c);
+					for (int i = 0; i < sqlite3_column_bytes(s, c); i++)
+						fprintf(f, "%02x", b[i]);
+				} else if (sqlite3_column_type(s, c) == SQLITE_NULL) {
+					fputs("NULL", f);
+				} else {
+					fputs((const char *)sqlite3_column_text(s, c), f);
+				}
+				fputc('|', f);
+			}
+			fputc('\n', f);
+		}
+		sqlite3_finalize(s);
+	} else {
+		fprintf(f, "cannot read: %s", sql);
+	}
+	sqlite3_close(db);
+	fclose(f);
+	return out;
+}
+
+/* One session written the plain way or as a bulk load, with commits every
+ * 97 samples (new sites, data symbols and chains both inside and outside a
+ * transaction), rows of two field sets (some without weight), untimed
+ * samples and lock waits with call chains. */
+static bool write_mixed(const char *name, bool bulk)
+{
+	struct c2c_error err = { 0 };
+	struct store *st;
+
+	if (store_create(&st, tmp_path(name), &err) < 0 || (bulk && store_set_bulk_load(st, true, &err) < 0))
+		goto fail;
+	store_set_meta(st, STORE_META_CACHELINE, "64", &err);
+	for (uint32_t c = 0; c < 8; c++) {
+		struct store_cpu cpu = { .cpu = c, .core = (int32_t)c, .socket = (int32_t)(c / 4), .node = (int32_t)(c / 4) };
+		if (store_add_cpu(st, &cpu, &err) < 0)
+			goto fail;
+	}
+	for (int i = 0; i < NS; i++) {
+		struct tsample t = samples[i];
+		char fn[32];
+		snprintf(fn, sizeof(fn), "f%d", i % 50);
+		struct store_site_info si = { .ip = t.s.ip + (uint64_t)(i % 50), .pid = t.s.pid, .function = fn,
+					      .dso = "/usr/bin/demo", .line = (uint32_t)i % 7 };
+		struct store_dsym_info di = { .name = i % 2 ? "odd" : "even", .start = 0x7f0000001000ull + (i % 3) * 64,
+					      .size = 64, .pid = t.s.pid };
+		int64_t site = store_site_intern(st, &si, &err), dsym = store_dsym_intern(st, &di, &err);
+		if (site <= 0 || dsym <= 0)
+			goto fail;
+		int64_t chain[2] = { site, 1 + i % 13 };
+		t.ctx.site = site;
+		t.ctx.dsym = dsym;
+		t.ctx.dsym_offset = t.s.addr - di.start;
+		t.ctx.chain_sites = chain;
+		t.ctx.nr_chain_sites = 2;
+		if (i % 37 == 0)
+			t.s.has &= ~C2C_HAS_WEIGHT;
+		if (i % 41 == 0)
+			t.s.time = 0;
+		if (store_add_sample(st, &t.s, &t.ctx, &err) < 0)
+			goto fail;
+		if (i % 150 == 0) {
+			struct store_lock_wait w = { .time = t.s.time + 5, .pid = t.s.pid, .tid = t.s.tid, .cpu = t.s.cpu,
+						     .lock_addr = 0x7f0000001008ull, .flags = 2, .wait_ns = 1000 + (uint64_t)i,
+						     .site = site, .chain_sites = chain, .nr_chain_sites = 1 + i % 2 };
+			if (store_add_lock_wait(st, &w, &err) < 0)
+				goto fail;
+		}
+		if (i % 97 == 96 && store_commit(st, &err) < 0)
+			goto fail;
+	}
+	if (store_finalize(st, &err) < 0)
+		goto fail;
+	store_close(st);
+	return true;
+fail:
+	printf("# %s: %s\n", name, err.msg);
+	store_close(st);
+	return false;
+}
+
+static void test_bulk_equals_plain(void)
+{
+	static const char *const q[] = {
+		"SELECT * FROM samples ORDER BY id", "SELECT * FROM sites ORDER BY id", "SELECT * FROM dsyms ORDER BY id",
+		"SELECT * FROM callchains ORDER BY id", "SELECT * FROM lock_waits ORDER BY id",
+		"SELECT * FROM agg_line", "SELECT * FROM agg_offset", "SELECT * FROM agg_pareto", "SELECT * FROM agg_cell",
+		"SELECT * FROM agg_line_cpu", "SELECT * FROM agg_line_node", "SELECT * FROM agg_lock",
+		"SELECT * FROM agg_prow", "SELECT * FROM agg_line_seq", "SELECT * FROM agg_session",
+		"SELECT * FROM agg_time_slice", "SELECT * FROM agg_time_line",
+		"SELECT * FROM meta WHERE key LIKE 'timeline%' ORDER BY key",
+	};
+
+	store_close(make_session("bulkwarm.db", 1));   /* makes the samples */
+	CHECK(write_mixed("plain.db", false));
+	CHECK(write_mixed("bulk.db", true));
+	for (size_t i = 0; i < sizeof(q) / sizeof(q[0]); i++) {
+		char *a = dump_rows(tmp_path("plain.db"), q[i]), *b = dump_rows(tmp_path("bulk.db"), q[i]);
+		CHECK(a && b && *a);
+		if (a && b && strcmp(a, b))
+			printf("# differs: %s\n", q[i]);
+		if (a && b)
+			CHECK(!strcmp(a, b));
+		free(a);
+		free(b);
+	}
+}
+
 TEST_MAIN(TEST_CASE(test_create_reopen), TEST_CASE(test_aggregates_match), TEST_CASE(test_row_ranges),
 	  TEST_CASE(test_filters), TEST_CASE(test_reject_newer), TEST_CASE(test_reject_foreign),
 	  TEST_CASE(test_reject_non_sqlite), TEST_CASE(test_valid_after_commit), TEST_CASE(test_append),
 	  TEST_CASE(test_locks_sites_timeline_search), TEST_CASE(test_crash_after_commit_wal),
-	  TEST_CASE(test_crash_after_commit_bulk))
+	  TEST_CASE(test_crash_after_commit_bulk), TEST_CASE(test_bulk_equals_plain))
