@@ -91,7 +91,7 @@ int store_query_timeline(struct store *st, uint64_t line_addr, const struct stor
 			store_filter_init(&tf);
 		tf.time_from = t0;
 		tf.time_to = t1;
-		store_filter_sql(&tf, where, sizeof(where), pass == 1);
+		store_filter_sql(st, &tf, where, sizeof(where), pass == 1);
 		if (pass == 0)
 			r = asprintf(&sql, "SELECT time, class_bits FROM main.samples%s%s", where,
 				     all ? "" : tf.phys_lines ? " AND (phys_addr & :mask) = :line"

@@ -251,7 +251,7 @@ int store_query_lines_seq(struct store *st, const struct store_filter *f, unsign
 		idx[i] = i;
 	qsort_r(idx, n, sizeof(*idx), cmp_idx_addr, lines);
 
-	store_filter_sql(f, where, sizeof(where), false);
+	store_filter_sql(st, f, where, sizeof(where), false);
 	/* Let SQLite drop the other lines' samples: most of the scan's cost
 	 * is handing rows to C. A few hundred lines fit an IN list. */
 	if (n <= 512) {

@@ -27,8 +27,10 @@ uint32_t store_line_size(const struct store *st, const struct store_filter *f)
 }
 
 /* WHERE clause for the sample filters; binds come in a fixed order. */
-static void filter_where(const struct store_filter *f, char *buf, size_t size, bool lock_table)
+static void filter_where(const struct store *st, const struct store_filter *f, char *buf, size_t size,
+			 bool lock_table)
 {
+	const char *ids = lock_table ? NULL : store_time_blocks_where(st, f);
 	size_t n = 0;
 	buf[0] = 0;
 	if (!f)
@@ -46,6 +48,8 @@ static void filter_where(const struct store_filter *f, char *buf, size_t size, b
 		ADD("time >= :t0");
 	if (f->time_to)
 		ADD("time < :t1");
+	if (ids)
+		ADD(ids);  /* only the ids of the blocks in the window: no full scan */
 #undef ADD
 }
 
@@ -68,9 +72,9 @@ static void filter_bind(sqlite3_stmt *s, const struct store_filter *f)
 		sqlite3_bind_int64(s, i, (sqlite3_int64)f->time_to);
 }
 
-int store_filter_sql(const struct store_filter *f, char *buf, size_t size, bool lock_table)
+int store_filter_sql(const struct store *st, const struct store_filter *f, char *buf, size_t size, bool lock_table)
 {
-	filter_where(f, buf, size, lock_table);
+	filter_where(st, f, buf, size, lock_table);
 	return 0;
 }
 
@@ -87,7 +91,7 @@ int agg_rebuild(struct agg *a, struct store *st, const struct store_filter *f, s
 
 	agg_fini(a);
 	agg_init(a, store_line_size(st, f));
-	filter_where(f, where, sizeof(where), false);
+	filter_where(st, f, where, sizeof(where), false);
 	snprintf(sql, sizeof(sql),
 		 "SELECT time, %s, cpu, node, pid, tid, ip, site, dsym, dsym_offset, class_bits, weight, addr, event,"
 		 " COALESCE(phys_addr, 0), cpumode, COALESCE(line_var, 0) FROM samples%s ORDER BY id",
@@ -135,7 +139,7 @@ int agg_rebuild(struct agg *a, struct store *st, const struct store_filter *f, s
 	if (rc != SQLITE_DONE)
 		return store_sqlerr(st, err, "reading samples");
 
-	filter_where(f, where, sizeof(where), true);
+	filter_where(st, f, where, sizeof(where), true);
 	snprintf(sql, sizeof(sql),
 		 "SELECT lock_addr, tid, site, w.dsym, flags, wait_ns, d.start FROM lock_waits w"
 		 " LEFT JOIN (SELECT id, start FROM dsyms) d ON d.id = w.dsym%s ORDER BY w.id", where);

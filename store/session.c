@@ -90,6 +90,7 @@ static void store_free(struct store *st)
 	agg_table_fini(&st->dsyms);
 	agg_table_fini(&st->chains);
 	store_defer_free(st);
+	store_time_blocks_free(st);
 	free(st->cpu_node);
 	free(st->dsym_start);
 	free(st->raw_buf);
@@ -204,6 +205,7 @@ int store_create(struct store **out, const char *path, struct c2c_error *err)
 	    (r = store_exec(st, "BEGIN;", err)) < 0 ||
 	    (r = store_exec(st, base_schema, err)) < 0 ||
 	    (r = agg_create_tables(st, "main", err)) < 0 ||
+	    (r = store_time_blocks_create(st, err)) < 0 ||
 	    (r = store_exec(st, sql, err)) < 0 ||
 	    (r = store_exec(st, "PRAGMA user_version = " /* keep in step with STORE_SCHEMA_VERSION */ "1;", err)) < 0 ||
 	    (r = store_exec(st, "COMMIT;", err)) < 0 ||
@@ -304,6 +306,7 @@ int store_open(struct store **out, const char *path, unsigned flags, struct c2c_
 		return r;
 	}
 	load_line_size(st);
+	store_time_blocks_load(st);
 	agg_init(&st->agg, st->line_size);
 	*out = st;
 	return 0;

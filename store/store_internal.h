@@ -210,6 +210,23 @@ int agg_rep_flush(struct agg *a, struct store *st, struct c2c_error *err);
 int store_lines_seq_precomputed(struct store *st, const struct store_filter *f, unsigned coalesce,
 				struct store_seq_line *lines, size_t n, struct c2c_error *err);
 
+/* ---- time ranges of sample blocks (store/time_blocks.c) ------------- */
+
+/* A new session: creates the table (in the creating transaction). */
+int store_time_blocks_create(struct store *st, struct c2c_error *err);
+/* An opened session: whether it keeps them (sets st->tb.on). */
+bool store_time_blocks_load(struct store *st);
+/* A writer appending: the next sample id. */
+int store_time_blocks_start(struct store *st, struct c2c_error *err);
+/* The next sample (in insertion order) has this time; -ENOMEM. */
+int store_time_blocks_add(struct store *st, uint64_t time);
+/* At a commit, after every sample row is in the table. */
+int store_time_blocks_flush(struct store *st, struct c2c_error *err);
+void store_time_blocks_free(struct store *st);
+/* A condition on samples.id (using f's :t0/:t1) that keeps the blocks
+ * overlapping f's time window, or NULL (no window, or no blocks). */
+const char *store_time_blocks_where(const struct store *st, const struct store_filter *f);
+
 /* ---- rows written at the next commit (store/defer.c) ---------------- */
 
 struct store_defer;
@@ -340,6 +357,16 @@ struct store {
 	size_t raw_len, raw_cap;
 	struct agg agg;              /* session aggregates, all in memory */
 	struct sample_worker *samplew; /* bulk loads: inserts the sample batches */
+	struct store_time_blocks {   /* store/time_blocks.c */
+		bool on;                 /* the session keeps sample_time_blocks */
+		int64_t next_id;         /* writer: the id the next sample gets */
+		struct store_time_block {
+			int64_t block, first_id, last_id;
+			uint64_t tmin, tmax;
+			bool used;
+		} cur, *done;            /* being filled; finished since the last commit */
+		size_t ndone, done_cap;
+	} tb;
 	struct store_defer *defer;   /* bulk loads: new sites, dsyms, chains to
 	                                write at the next commit (store/defer.c) */
 	struct agg_worker *aggw;     /* bulk loads: agg is updated by this
@@ -376,7 +403,7 @@ uint32_t store_line_size(const struct store *st, const struct store_filter *f);
 
 /* " WHERE cpu = :cpu AND ..." for the sample filters of f ("" when none);
  * lock_table: the lock_waits table (node through the cpus table). */
-int store_filter_sql(const struct store_filter *f, char *buf, size_t size, bool lock_table);
+int store_filter_sql(const struct store *st, const struct store_filter *f, char *buf, size_t size, bool lock_table);
 /* Binds the named parameters store_filter_sql used. */
 void store_filter_bind(sqlite3_stmt *s, const struct store_filter *f);
 

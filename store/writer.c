@@ -44,6 +44,8 @@ static int load_writer_state(struct store *st, struct c2c_error *err)
 
 	if (st->agg_loaded)
 		return 0;
+	if ((r = store_time_blocks_start(st, err)) < 0)
+		return r;
 	if ((r = store_prepare(st, &s, "SELECT id, pid, ip FROM sites", err)) < 0)
 		return r;
 	while (sqlite3_step(s) == SQLITE_ROW) {
@@ -521,6 +523,8 @@ int store_add_sample(struct store *st, const struct c2c_sample *smp, const struc
 		st->raw_len += smp->raw_size;
 		row->present |= 1u << 19;
 	}
+	if (store_time_blocks_add(st, smp->time) < 0)
+		return c2c_error_set(err, -ENOMEM, "out of memory");
 	/* Bulk loads insert the full batches on their own thread. */
 	if (st->bulk && !st->samplew && sample_worker_start(&st->samplew, st) < 0)
 		st->samplew = NULL;  /* no thread: insert here */
@@ -597,7 +601,7 @@ int store_commit(struct store *st, struct c2c_error *err)
 	if (agg_worker_drain(st->aggw) < 0)
 		return c2c_error_set(err, -ENOMEM, "out of memory while aggregating samples");
 	if ((r = store_defer_flush(st, err)) < 0 || (r = store_flush_samples(st, err)) < 0 ||
-	    (r = agg_flush(&st->agg, st, "main", err)) < 0 ||
+	    (r = store_time_blocks_flush(st, err)) < 0 || (r = agg_flush(&st->agg, st, "main", err)) < 0 ||
 	    (r = store_write_counters(st, err)) < 0)
 		return r;
 	if ((r = store_exec(st, "COMMIT;", err)) < 0)
