@@ -1,6 +1,6 @@
 /* The aggregator's own thread for bulk loads (imports): the writer hands
- * samples and lock waits over in blocks through a small bounded queue and
- * goes on decoding and writing rows while this thread updates the in-memory
+ * samples and lock waits over in blocks (store/block_queue.c) and goes on
+ * decoding and writing rows while this thread updates the in-memory
  * aggregates. The aggregates are only read at a commit, which first waits
  * for the queue to drain (agg_worker_drain), so every commit writes exactly
  * what the synchronous path would. No SQLite here: the connection stays
@@ -8,12 +8,9 @@
 #include "store/store_internal.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
-#include <string.h>
 
 #define AGG_BLOCK 4096               /* items per block */
-#define AGG_QUEUE 4                  /* blocks waiting at most (bounded memory) */
 
 struct agg_item {
 	bool lock;
@@ -29,114 +26,68 @@ struct agg_block {
 };
 
 struct agg_worker {
-	struct agg *agg;
-	pthread_t thread;
-	pthread_mutex_t mu;
-	pthread_cond_t cv_work;      /* a block queued, or stop */
-	pthread_cond_t cv_done;      /* a block processed */
-	struct agg_block *queue[AGG_QUEUE];
-	size_t head, count;          /* ring of queued blocks */
-	struct agg_block *spare[AGG_QUEUE + 2];  /* queued + busy + the one filled */
-	size_t nspare;
-	struct agg_block *cur;       /* being filled by the writer */
-	bool busy;                   /* the thread is processing a block */
-	bool stop;
-	int error;                   /* sticky: first failure of agg_add_* */
+	struct block_queue *q;
 	int seen_error;              /* the writer's copy, taken at each hand-over */
 };
 
-static void *worker_main(void *arg)
+static int process(void *ctx, void *block, bool failed, struct c2c_error *err)
 {
-	struct agg_worker *w = arg;
+	struct agg *a = ctx;
+	struct agg_block *b = block;
+	int r = 0;
 
-	pthread_mutex_lock(&w->mu);
-	for (;;) {
-		while (!w->count && !w->stop)
-			pthread_cond_wait(&w->cv_work, &w->mu);
-		if (!w->count)
-			break;
-		struct agg_block *b = w->queue[w->head];
-
-		w->head = (w->head + 1) % AGG_QUEUE;
-		w->count--;
-		w->busy = true;
-		pthread_mutex_unlock(&w->mu);
-		int r = 0;
-
-		for (size_t i = 0; i < b->n && r == 0; i++)
-			r = b->items[i].lock ? agg_add_lock(w->agg, &b->items[i].u.l)
-					     : agg_add_sample(w->agg, &b->items[i].u.s);
-		b->n = 0;
-		pthread_mutex_lock(&w->mu);
-		if (r < 0 && !w->error)
-			w->error = r;
-		w->spare[w->nspare++] = b;
-		w->busy = false;
-		pthread_cond_broadcast(&w->cv_done);
-	}
-	pthread_mutex_unlock(&w->mu);
-	return NULL;
+	(void)failed;  /* later blocks are still counted; the error stays */
+	for (size_t i = 0; i < b->n && r == 0; i++)
+		r = b->items[i].lock ? agg_add_lock(a, &b->items[i].u.l) : agg_add_sample(a, &b->items[i].u.s);
+	b->n = 0;
+	if (r < 0)
+		c2c_error_set(err, r, "out of memory while aggregating samples");
+	return r;
 }
+
+static void *alloc_block(void)
+{
+	struct agg_block *b = malloc(sizeof(*b));
+	if (b)
+		b->n = 0;
+	return b;
+}
+
+static bool block_empty(const void *block)
+{
+	return ((const struct agg_block *)block)->n == 0;
+}
+
+static const struct bq_ops ops = { .process = process, .alloc = alloc_block, .free = free, .empty = block_empty };
 
 int agg_worker_start(struct agg_worker **out, struct agg *a)
 {
 	struct agg_worker *w = calloc(1, sizeof(*w));
+	int r;
 
 	*out = NULL;
 	if (!w)
 		return -ENOMEM;
-	w->agg = a;
-	pthread_mutex_init(&w->mu, NULL);
-	pthread_cond_init(&w->cv_work, NULL);
-	pthread_cond_init(&w->cv_done, NULL);
-	if (pthread_create(&w->thread, NULL, worker_main, w) != 0) {
-		pthread_mutex_destroy(&w->mu);
-		pthread_cond_destroy(&w->cv_work);
-		pthread_cond_destroy(&w->cv_done);
+	if ((r = bq_start(&w->q, &ops, a)) < 0) {
 		free(w);
-		return -EAGAIN;
+		return r;
 	}
 	*out = w;
 	return 0;
 }
 
-/* Queues the block being filled; waits while the queue is full. */
-static void enqueue_cur(struct agg_worker *w)
-{
-	pthread_mutex_lock(&w->mu);
-	while (w->count == AGG_QUEUE)
-		pthread_cond_wait(&w->cv_done, &w->mu);
-	w->queue[(w->head + w->count) % AGG_QUEUE] = w->cur;
-	w->count++;
-	w->cur = NULL;
-	w->seen_error = w->error;
-	pthread_cond_signal(&w->cv_work);
-	pthread_mutex_unlock(&w->mu);
-}
-
 static struct agg_item *next_item(struct agg_worker *w)
 {
-	if (!w->cur) {
-		pthread_mutex_lock(&w->mu);
-		if (w->nspare)
-			w->cur = w->spare[--w->nspare];
-		pthread_mutex_unlock(&w->mu);
-		if (!w->cur) {
-			w->cur = malloc(sizeof(*w->cur));
-			if (!w->cur)
-				return NULL;
-		}
-		w->cur->n = 0;
-	}
-	return &w->cur->items[w->cur->n++];
+	struct agg_block *b = bq_current(w->q);
+	return b ? &b->items[b->n++] : NULL;
 }
 
 /* A failure shows up at the next hand-over (a lock per block, not per
  * item); the drain before every commit reports it in any case. */
 static int item_done(struct agg_worker *w)
 {
-	if (w->cur->n == AGG_BLOCK)
-		enqueue_cur(w);
+	if (((struct agg_block *)bq_current(w->q))->n == AGG_BLOCK)
+		w->seen_error = bq_submit(w->q);
 	return w->seen_error;
 }
 
@@ -164,35 +115,13 @@ int agg_worker_add_lock(struct agg_worker *w, const struct agg_lock_sample *l)
 
 int agg_worker_drain(struct agg_worker *w)
 {
-	int e;
-
-	if (!w)
-		return 0;
-	if (w->cur && w->cur->n)
-		enqueue_cur(w);
-	pthread_mutex_lock(&w->mu);
-	while (w->count || w->busy)
-		pthread_cond_wait(&w->cv_done, &w->mu);
-	e = w->error;
-	pthread_mutex_unlock(&w->mu);
-	return e;
+	return w ? bq_drain(w->q, false, NULL) : 0;
 }
 
 void agg_worker_stop(struct agg_worker *w)
 {
 	if (!w)
 		return;
-	agg_worker_drain(w);
-	pthread_mutex_lock(&w->mu);
-	w->stop = true;
-	pthread_cond_signal(&w->cv_work);
-	pthread_mutex_unlock(&w->mu);
-	pthread_join(w->thread, NULL);
-	for (size_t i = 0; i < w->nspare; i++)
-		free(w->spare[i]);
-	free(w->cur);
-	pthread_mutex_destroy(&w->mu);
-	pthread_cond_destroy(&w->cv_work);
-	pthread_cond_destroy(&w->cv_done);
+	bq_stop(w->q);
 	free(w);
 }

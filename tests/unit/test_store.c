@@ -6,6 +6,7 @@
 #include "tests/unit/test.h"
 
 #include "store/store.h"
+#include "tests/unit/sql_dump.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -654,43 +655,6 @@ static void test_crash_after_commit_wal(void)
 static void test_crash_after_commit_bulk(void)
 {
 	crash_case("crash_bulk.db", true);
-}
-
-/* Every row of a table (or query), as text; blobs in hex. */
-static char *dump_rows(const char *path, const char *sql)
-{
-	sqlite3 *db;
-	sqlite3_stmt *s;
-	char *out = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&out, &len);
-
-	if (!f)
-		return NULL;
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
-	    sqlite3_prepare_v2(db, sql, -1, &s, NULL) == SQLITE_OK) {
-		while (sqlite3_step(s) == SQLITE_ROW) {
-			for (int c = 0; c < sqlite3_column_count(s); c++) {
-				if (sqlite3_column_type(s, c) == SQLITE_BLOB) {
-					const unsigned char *b = sqlite3_column_blob(s, c);
-					for (int i = 0; i < sqlite3_column_bytes(s, c); i++)
-						fprintf(f, "%02x", b[i]);
-				} else if (sqlite3_column_type(s, c) == SQLITE_NULL) {
-					fputs("NULL", f);
-				} else {
-					fputs((const char *)sqlite3_column_text(s, c), f);
-				}
-				fputc('|', f);
-			}
-			fputc('\n', f);
-		}
-		sqlite3_finalize(s);
-	} else {
-		fprintf(f, "cannot read: %s", sql);
-	}
-	sqlite3_close(db);
-	fclose(f);
-	return out;
 }
 
 /* One session written the plain way or as a bulk load, with commits every

@@ -10,6 +10,7 @@
 
 #include "store/agg_timeline.h"
 #include "store/store.h"
+#include "tests/unit/sql_dump.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -348,37 +349,6 @@ static void test_stale_and_absent(void)
 	store_close(st);
 }
 
-static char *dump(const char *path, const char *sql)
-{
-	sqlite3 *db;
-	sqlite3_stmt *s;
-	char *out = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&out, &len);
-
-	if (!f || sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
-		return NULL;
-	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) == SQLITE_OK) {
-		while (sqlite3_step(s) == SQLITE_ROW) {
-			for (int c = 0; c < sqlite3_column_count(s); c++) {
-				if (sqlite3_column_type(s, c) == SQLITE_BLOB) {
-					const unsigned char *b = sqlite3_column_blob(s, c);
-					for (int i = 0; i < sqlite3_column_bytes(s, c); i++)
-						fprintf(f, "%02x", b[i]);
-				} else {
-					fprintf(f, "%s", (const char *)sqlite3_column_text(s, c));
-				}
-				fputc('|', f);
-			}
-			fputc('\n', f);
-		}
-		sqlite3_finalize(s);
-	}
-	sqlite3_close(db);
-	fclose(f);
-	return out;
-}
-
 /* The writer's timeline log and the samples-table scan build the same
  * tables (the log is what finalize uses; forcing the scan builds from the
  * table). */
@@ -399,7 +369,7 @@ static void test_log_equals_scan(void)
 	CHECK(st != NULL);
 	store_close(st);
 	for (size_t i = 0; i < sizeof(q) / sizeof(q[0]); i++) {
-		char *a = dump(tmp_path("log.db"), q[i]), *b = dump(tmp_path("scan.db"), q[i]);
+		char *a = dump_rows(tmp_path("log.db"), q[i]), *b = dump_rows(tmp_path("scan.db"), q[i]);
 		CHECK(a && b && strlen(a) > 10);
 		if (a && b)
 			CHECK_STR(a, b);
