@@ -339,61 +339,6 @@ out:
 
 /* ---- the report's side ------------------------------------------------ */
 
-struct map_ent {
-	int32_t pid;
-	uint64_t start, end, time;
-	uint32_t maj, min, flags;
-	uint64_t ino, gen;
-};
-
-/* The recorded maps, in recording order, to find a line's data map. */
-static int maps_load(struct store *st, struct map_ent **out, size_t *n, struct c2c_error *err)
-{
-	sqlite3_stmt *s;
-	size_t cap = 0;
-	int r, rc;
-
-	*out = NULL;
-	*n = 0;
-	r = store_prepare(st, &s, "SELECT pid, start, len, COALESCE(maj, 0), COALESCE(min, 0), COALESCE(ino, 0),"
-			  " COALESCE(ino_generation, 0), COALESCE(flags, 0), COALESCE(time, 0) FROM main.maps ORDER BY id",
-			  err);
-	if (r < 0)
-		return r;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		struct map_ent *m;
-
-		if (store_grow((void **)out, &cap, *n + 1, sizeof(**out)) < 0) {
-			sqlite3_finalize(s);
-			return c2c_error_set(err, -ENOMEM, "out of memory");
-		}
-		m = &(*out)[(*n)++];
-		m->pid = sqlite3_column_int(s, 0);
-		m->start = (uint64_t)sqlite3_column_int64(s, 1);
-		m->end = m->start + (uint64_t)sqlite3_column_int64(s, 2);
-		m->maj = (uint32_t)sqlite3_column_int64(s, 3);
-		m->min = (uint32_t)sqlite3_column_int64(s, 4);
-		m->ino = (uint64_t)sqlite3_column_int64(s, 5);
-		m->gen = (uint64_t)sqlite3_column_int64(s, 6);
-		m->flags = (uint32_t)sqlite3_column_int64(s, 7);
-		m->time = (uint64_t)sqlite3_column_int64(s, 8);
-	}
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE)
-		return store_sqlerr(st, err, "reading the maps");
-	return 0;
-}
-
-/* The newest map of pid (-1: the kernel maps) holding addr at time t. */
-static const struct map_ent *maps_find(const struct map_ent *m, size_t n, int32_t pid, uint64_t addr, uint64_t t)
-{
-	for (size_t i = n; i-- > 0;)
-		if (m[i].pid == pid && addr >= m[i].start && addr < m[i].end &&
-		    (!t || !m[i].time || m[i].time <= t))
-			return &m[i];
-	return NULL;
-}
-
 static int session_value(struct store *st, const char *name, int64_t *v)
 {
 	sqlite3_stmt *s;
@@ -438,18 +383,17 @@ int store_lines_seq_precomputed(struct store *st, const struct store_filter *f, 
 				struct store_seq_line *lines, size_t n, struct c2c_error *err)
 {
 	sqlite3_stmt *sl = NULL, *sr = NULL;
-	struct map_ent *maps = NULL;
-	size_t nmaps = 0;
+	struct store_maps maps;
 	char *sql = NULL;
 	int rc = 0;
 
 	if (!precomputed_usable(st, f, coalesce, lines, n))
 		return 0;
-	if ((rc = maps_load(st, &maps, &nmaps, err)) < 0)
+	if ((rc = store_maps_load(st, &maps, err)) < 0)
 		return rc;
 	if (asprintf(&sql, "SELECT phys_nodes, pa_cnt, %s FROM main.agg_prow WHERE line = ? AND off = ? AND ip = ?",
 		     store_lat_cols()) < 0) {
-		free(maps);
+		store_maps_free(&maps);
 		return c2c_error_set(err, -ENOMEM, "out of memory");
 	}
 	if ((rc = store_prepare(st, &sr, sql, err)) < 0 ||
@@ -461,28 +405,12 @@ int store_lines_seq_precomputed(struct store *st, const struct store_filter *f, 
 
 		sqlite3_bind_int64(sl, 1, (sqlite3_int64)l->addr);
 		if ((rc = sqlite3_step(sl)) == SQLITE_ROW) {
-			uint64_t daddr = (uint64_t)sqlite3_column_int64(sl, 4);
-			const struct map_ent *m;
-
 			l->seen = true;
 			l->phys.node_mask = (uint64_t)sqlite3_column_int64(sl, 0);
 			l->phys.pa_cnt = (uint64_t)sqlite3_column_int64(sl, 1);
-			l->key.cpumode = (uint8_t)sqlite3_column_int(sl, 2);
-			l->key.pid = sqlite3_column_int(sl, 3);
-			/* perf looks a kernel-mode address up in the kernel maps (pid -1) only,
-			 * a user-mode one in the process's maps only */
-			m = daddr ? maps_find(maps, nmaps, l->key.cpumode == C2C_MODE_KERNEL ? -1 : l->key.pid, daddr,
-					      (uint64_t)sqlite3_column_int64(sl, 5)) : NULL;
-			l->key.mapped = m || (daddr != 0 && !sqlite3_column_int(sl, 6));
-			if (m) {
-				l->key.maj = m->maj;
-				l->key.min = m->min;
-				l->key.ino = m->ino;
-				l->key.ino_generation = m->gen;
-				/* perf: user memory, not MAP_SHARED, no device/inode */
-				l->key.anon = l->key.cpumode != C2C_MODE_KERNEL && !(m->flags & 0x01) &&
-					      !m->maj && !m->min && !m->ino && !m->gen;
-			}
+			store_line_key_set(&l->key, &maps, (uint8_t)sqlite3_column_int(sl, 2), sqlite3_column_int(sl, 3),
+					   (uint64_t)sqlite3_column_int64(sl, 4), (uint64_t)sqlite3_column_int64(sl, 5),
+					   sqlite3_column_int(sl, 6) != 0);
 		} else if (rc != SQLITE_DONE) {
 			rc = store_sqlerr(st, err, "reading the report's lines");
 			goto out;
@@ -511,7 +439,7 @@ int store_lines_seq_precomputed(struct store *st, const struct store_filter *f, 
 	rc = 1;
 out:
 	free(sql);
-	free(maps);
+	store_maps_free(&maps);
 	sqlite3_finalize(sr);
 	sqlite3_finalize(sl);
 	return rc;

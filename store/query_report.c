@@ -98,65 +98,6 @@ static bool row_matches(const struct store_pareto_row *r, unsigned coalesce, uin
 	return true;
 }
 
-/* The maps as recorded, to find a line's data map (perf's dso identity). */
-struct map_ent {
-	int32_t pid;
-	uint64_t start, end, time;
-	uint32_t maj, min, flags;
-	uint64_t ino, gen;
-	bool anon_name;
-};
-
-static int load_maps(struct store *st, struct map_ent **out, size_t *n, struct c2c_error *err)
-{
-	sqlite3_stmt *s;
-	size_t cap = 0;
-	int r, rc;
-
-	*out = NULL;
-	*n = 0;
-	r = store_prepare(st, &s, "SELECT pid, start, len, COALESCE(maj, 0), COALESCE(min, 0), COALESCE(ino, 0),"
-			  " COALESCE(ino_generation, 0), COALESCE(flags, 0), COALESCE(time, 0), COALESCE(filename, '')"
-			  " FROM main.maps ORDER BY id", err);
-	if (r < 0)
-		return r;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		struct map_ent *m;
-		const char *name = (const char *)sqlite3_column_text(s, 9);
-
-		if (store_grow((void **)out, &cap, *n + 1, sizeof(**out)) < 0) {
-			sqlite3_finalize(s);
-			return c2c_error_set(err, -ENOMEM, "out of memory");
-		}
-		m = &(*out)[(*n)++];
-		m->pid = sqlite3_column_int(s, 0);
-		m->start = (uint64_t)sqlite3_column_int64(s, 1);
-		m->end = m->start + (uint64_t)sqlite3_column_int64(s, 2);
-		m->maj = (uint32_t)sqlite3_column_int64(s, 3);
-		m->min = (uint32_t)sqlite3_column_int64(s, 4);
-		m->ino = (uint64_t)sqlite3_column_int64(s, 5);
-		m->gen = (uint64_t)sqlite3_column_int64(s, 6);
-		m->flags = (uint32_t)sqlite3_column_int64(s, 7);
-		m->time = (uint64_t)sqlite3_column_int64(s, 8);
-		m->anon_name = name && (!strcmp(name, "//anon") || !strncmp(name, "[heap", 5) ||
-					!strncmp(name, "[stack", 6) || !name[0]);
-	}
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE)
-		return store_sqlerr(st, err, "reading the maps");
-	return 0;
-}
-
-/* The newest map of pid (-1: the kernel maps) holding addr at time t. */
-static const struct map_ent *find_map(const struct map_ent *m, size_t n, int32_t pid, uint64_t addr, uint64_t t)
-{
-	for (size_t i = n; i-- > 0;)
-		if (m[i].pid == pid && addr >= m[i].start && addr < m[i].end &&
-		    (!t || !m[i].time || m[i].time <= t))
-			return &m[i];
-	return NULL;
-}
-
 int store_line_key_cmp(const struct store_line_key *a, uint64_t addr_a,
 		       const struct store_line_key *b, uint64_t addr_b)
 {
@@ -206,8 +147,8 @@ int store_query_lines_seq(struct store *st, const struct store_filter *f, unsign
 			  struct store_seq_line *lines, size_t n, struct c2c_error *err)
 {
 	struct c2c_mem_range *ranges = NULL;
-	struct map_ent *maps = NULL;
-	size_t nranges = 0, nmaps = 0, *idx;
+	struct store_maps maps;
+	size_t nranges = 0, *idx;
 	char where[256], *sql, *in = NULL;
 	size_t inlen = 0;
 	uint32_t ls = store_line_size(st, f);
@@ -237,14 +178,14 @@ int store_query_lines_seq(struct store *st, const struct store_filter *f, unsign
 		return r < 0 ? r : 0;
 	if (store_get_mem_ranges(st, &ranges, &nranges) < 0)
 		return c2c_error_set(err, -ENOMEM, "out of memory");
-	if ((r = load_maps(st, &maps, &nmaps, err)) < 0) {
+	if ((r = store_maps_load(st, &maps, err)) < 0) {
 		free(ranges);
 		return r;
 	}
 	idx = malloc(n * sizeof(*idx));
 	if (!idx) {
 		free(ranges);
-		free(maps);
+		store_maps_free(&maps);
 		return c2c_error_set(err, -ENOMEM, "out of memory");
 	}
 	for (size_t i = 0; i < n; i++)
@@ -278,7 +219,7 @@ int store_query_lines_seq(struct store *st, const struct store_filter *f, unsign
 	if (r < 0) {
 		free(idx);
 		free(ranges);
-		free(maps);
+		store_maps_free(&maps);
 		return r;
 	}
 	store_filter_bind(s, f);
@@ -299,24 +240,9 @@ int store_query_lines_seq(struct store *st, const struct store_filter *f, unsign
 		if (!l->seen) {
 			/* perf's line entry keeps its first sample's key */
 			l->seen = true;
-			l->key.cpumode = (uint8_t)sqlite3_column_int(s, 8);
-			l->key.pid = sqlite3_column_int(s, 1);
-			uint64_t daddr = (uint64_t)sqlite3_column_int64(s, 9);
-			/* perf: kernel mode looks in the kernel maps (pid -1) only */
-			const struct map_ent *m = daddr ? find_map(maps, nmaps, l->key.cpumode == C2C_MODE_KERNEL ? -1
-								   : l->key.pid, daddr,
-								   (uint64_t)sqlite3_column_int64(s, 10)) : NULL;
-
-			l->key.mapped = m || (daddr != 0 && !c2c_bits_count(bits, C2C_NOMAP));
-			if (m) {
-				l->key.maj = m->maj;
-				l->key.min = m->min;
-				l->key.ino = m->ino;
-				l->key.ino_generation = m->gen;
-				/* perf: user memory, not MAP_SHARED, no device/inode */
-				l->key.anon = l->key.cpumode != C2C_MODE_KERNEL && !(m->flags & 0x01) &&
-					      !m->maj && !m->min && !m->ino && !m->gen;
-			}
+			store_line_key_set(&l->key, &maps, (uint8_t)sqlite3_column_int(s, 8), sqlite3_column_int(s, 1),
+					   (uint64_t)sqlite3_column_int64(s, 9), (uint64_t)sqlite3_column_int64(s, 10),
+					   c2c_bits_count(bits, C2C_NOMAP) != 0);
 		}
 		/* perf: no phys address, or one on no node, leaves both columns alone */
 		node = c2c_mem_node(ranges, nranges, phys);
@@ -352,7 +278,7 @@ int store_query_lines_seq(struct store *st, const struct store_filter *f, unsign
 	sqlite3_finalize(s);
 	free(idx);
 	free(ranges);
-	free(maps);
+	store_maps_free(&maps);
 	if (rc != SQLITE_DONE)
 		return store_sqlerr(st, err, "reading the samples of the report's lines");
 	return 0;

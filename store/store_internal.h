@@ -210,6 +210,26 @@ int agg_rep_flush(struct agg *a, struct store *st, struct c2c_error *err);
 int store_lines_seq_precomputed(struct store *st, const struct store_filter *f, unsigned coalesce,
 				struct store_seq_line *lines, size_t n, struct c2c_error *err);
 
+/* ---- perf's line identity (store/line_key.c) ------------------------ */
+
+struct store_map_ent {
+	int32_t pid;
+	uint64_t start, end, time;
+	uint32_t maj, min, flags;
+	uint64_t ino, gen;
+};
+/* The recorded maps, in recording order. */
+struct store_maps {
+	struct store_map_ent *v;
+	size_t n;
+};
+int store_maps_load(struct store *st, struct store_maps *out, struct c2c_error *err);
+void store_maps_free(struct store_maps *m);
+/* Fills k from a line's first sample: cpumode, pid, data address, time
+ * and whether perf found no map for it (C2C_NOMAP). */
+void store_line_key_set(struct store_line_key *k, const struct store_maps *maps, uint8_t cpumode, int32_t pid,
+			uint64_t daddr, uint64_t time, bool nomap);
+
 /* ---- time ranges of sample blocks (store/time_blocks.c) ------------- */
 
 /* A new session: creates the table (in the creating transaction). */
