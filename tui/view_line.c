@@ -123,42 +123,48 @@ static int cmp_u64(uint64_t a, uint64_t b)
 	return a < b ? -1 : a > b;
 }
 
-static int cmp_off(const void *a, const void *b, void *arg)
+/* One row's sort fields: offset, name, CPUs, counters. */
+struct sort_fields {
+	uint64_t offset;
+	const char *name;
+	uint64_t nr_cpus;
+	const struct c2c_stats *stats;
+	const struct store_lat *lat;
+};
+
+static int cmp_fields(const struct sort_fields *x, const struct sort_fields *y, const struct sort_ctx *c)
 {
-	const struct store_offset_row *x = a, *y = b;
-	const struct sort_ctx *c = arg;
 	int r;
 
 	if (c->key == SK_OFF)
 		r = cmp_u64(x->offset, y->offset);
 	else if (c->key == SK_NAME)
-		r = strcmp(x->symbol, y->symbol);
+		r = strcmp(x->name, y->name);
 	else if (c->key == SK_CPUS)
 		r = cmp_u64(x->nr_cpus, y->nr_cpus);
 	else
-		r = cmp_u64(key_of(&x->stats, &x->lat, c->mode, c->key), key_of(&y->stats, &y->lat, c->mode, c->key));
+		r = cmp_u64(key_of(x->stats, x->lat, c->mode, c->key), key_of(y->stats, y->lat, c->mode, c->key));
 	if (!r)
 		r = cmp_u64(x->offset, y->offset) * (c->desc ? -1 : 1);
 	return c->desc ? -r : r;
 }
 
+static int cmp_off(const void *a, const void *b, void *arg)
+{
+	const struct store_offset_row *x = a, *y = b;
+	const struct sort_fields fx = { x->offset, x->symbol, x->nr_cpus, &x->stats, &x->lat };
+	const struct sort_fields fy = { y->offset, y->symbol, y->nr_cpus, &y->stats, &y->lat };
+
+	return cmp_fields(&fx, &fy, arg);
+}
+
 static int cmp_site(const void *a, const void *b, void *arg)
 {
 	const struct store_pareto_row *x = a, *y = b;
-	const struct sort_ctx *c = arg;
-	int r;
+	const struct sort_fields fx = { x->offset, x->function, x->nr_cpus, &x->stats, &x->lat };
+	const struct sort_fields fy = { y->offset, y->function, y->nr_cpus, &y->stats, &y->lat };
 
-	if (c->key == SK_OFF)
-		r = cmp_u64(x->offset, y->offset);
-	else if (c->key == SK_NAME)
-		r = strcmp(x->function, y->function);
-	else if (c->key == SK_CPUS)
-		r = cmp_u64(x->nr_cpus, y->nr_cpus);
-	else
-		r = cmp_u64(key_of(&x->stats, &x->lat, c->mode, c->key), key_of(&y->stats, &y->lat, c->mode, c->key));
-	if (!r)
-		r = cmp_u64(x->offset, y->offset) * (c->desc ? -1 : 1);
-	return c->desc ? -r : r;
+	return cmp_fields(&fx, &fy, arg);
 }
 
 static void line_sort(struct view *v)
