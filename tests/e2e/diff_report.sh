@@ -14,12 +14,7 @@ command -v cc >/dev/null || { skip "$T" "no C compiler to build tests/types/conn
 
 W=$E2E_TMP/w
 mkdir -p "$W" && cd "$W" || exit 1
-if ! { cc -g -O2 -o conn_before "$C2C_TOP/tests/types/conn.c" &&
-       cc -g -O2 -DLAYOUT_AFTER -o conn_after "$C2C_TOP/tests/types/conn.c" &&
-       "$GEN" "$W/conn_before" before.data --seconds 1 >/dev/null &&
-       "$GEN" "$W/conn_after" after.data --after --seconds 2 >/dev/null &&
-       "$C2CTUI" import before.data -o before.db >/dev/null 2>&1 &&
-       "$C2CTUI" import after.data -o after.db >/dev/null 2>&1; }; then
+if ! conn_sessions "$GEN"; then
   nok "$T: setup" "cannot build, record or import the sessions"; exit 0
 fi
 

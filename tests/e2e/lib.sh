@@ -12,3 +12,16 @@ nok()  { echo "not ok - $1${2:+: $2}"; }
 skip() { echo "skip - $1: $2"; }
 # check NAME CMD...: ok when CMD exits 0
 check() { local n=$1; shift; if "$@"; then ok "$n"; else nok "$n" "command failed: $*"; fi; }
+
+# conn_sessions: in the current folder, builds tests/types/conn.c twice
+# with -g (before / after layout), records each with conn_perfdata ($1)
+# and imports them into before.db and after.db; non-zero on any failure.
+conn_sessions() {
+  local gen=$1
+  cc -g -O2 -o conn_before "$C2C_TOP/tests/types/conn.c" &&
+    cc -g -O2 -DLAYOUT_AFTER -o conn_after "$C2C_TOP/tests/types/conn.c" &&
+    "$gen" "$PWD/conn_before" before.data --seconds 1 >/dev/null &&
+    "$gen" "$PWD/conn_after" after.data --after --seconds 2 >/dev/null &&
+    "$C2CTUI" import before.data -o before.db >/dev/null 2>&1 &&
+    "$C2CTUI" import after.data -o after.db >/dev/null 2>&1
+}
