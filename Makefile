@@ -25,11 +25,14 @@ ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SANFLAGS) -I. $(PKG_CFLA
 ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
 LIBS = $(PKG_LIBS) -lpthread -lm
 
-COLLECTOR_SRC := $(wildcard collector/*.c)
-STORE_SRC     := $(wildcard store/*.c)
-TUI_SRC       := $(filter-out tui/main.c,$(wildcard tui/*.c))
+# Each module is split into sub-folders by sub-module (collector/perfdata/,
+# store/ingest/, tui/explorer/, ...); the wildcards take every one.
+rwildcard = $(sort $(wildcard $(1)/*.c) $(wildcard $(1)/*/*.c))
+COLLECTOR_SRC := $(call rwildcard,collector)
+STORE_SRC     := $(call rwildcard,store)
+TUI_SRC       := $(filter-out tui/cmd/main.c,$(call rwildcard,tui))
 GEN_SRC       := $(wildcard tests/gen/*.c)
-UNIT_SRC      := $(wildcard tests/unit/test_*.c)
+UNIT_SRC      := $(wildcard tests/unit/*/test_*.c)
 TOOL_SRC      := $(wildcard tests/tools/*.c)
 WORKLOAD_SRC  := $(wildcard tests/workloads/*.c)
 
@@ -40,7 +43,7 @@ LIBSTORE     := $(BUILD)/libstore.a
 LIBTUI       := $(BUILD)/libtui.a
 LIBGEN       := $(BUILD)/libgen.a
 C2CTUI       := $(BUILD)/c2ctui
-UNIT_BINS    := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
+UNIT_BINS    := $(foreach t,$(UNIT_SRC),$(BUILD)/tests/$(basename $(notdir $(t))))
 TOOL_BINS    := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(TOOL_SRC))
 WORKLOAD_BINS:= $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(WORKLOAD_SRC))
 # Link order: front end, then store, then collector (store uses collector types).
@@ -68,12 +71,16 @@ $(BUILD)/lib%.a:
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(C2CTUI): $(call obj,tui/main.c) $(LIBTUI) $(CORE_LIBS)
+$(C2CTUI): $(call obj,tui/cmd/main.c) $(LIBTUI) $(CORE_LIBS)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
-$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIBTUI) $(LIBGEN) $(CORE_LIBS)
-	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+# Unit tests live in tests/unit/<module>/; their binaries in one folder.
+define unit_rule
+$(BUILD)/tests/$(basename $(notdir $(1))): $(call obj,$(1)) $(LIBTUI) $(LIBGEN) $(CORE_LIBS)
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(ALL_LDFLAGS) -o $$@ $$^ $$(LIBS)
+endef
+$(foreach t,$(UNIT_SRC),$(eval $(call unit_rule,$(t))))
 
 $(BUILD)/tools/%: $(BUILD)/obj/tests/tools/%.o $(LIBGEN) $(CORE_LIBS)
 	@mkdir -p $(dir $@)

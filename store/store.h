@@ -29,10 +29,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "collector/c2c.h"
-#include "collector/c2c_lineid.h"
-#include "collector/error.h"
-#include "collector/sample.h"
+#include "collector/c2c/c2c.h"
+#include "collector/c2c/c2c_lineid.h"
+#include "collector/base/error.h"
+#include "collector/base/sample.h"
 
 /* Schema version written to PRAGMA user_version (see docs/schema.md). */
 #define STORE_SCHEMA_VERSION 1
@@ -184,7 +184,7 @@ struct store_sample_ctx {
 	/* perf's line identity of the sample (symtab_line_ident); NULL: one
 	 * line per address. The store numbers the identities of each line
 	 * address and keys the line by `line address | variant`
-	 * (collector/c2c_lineid.h; c2c_line_display() gives the address). */
+	 * (collector/c2c/c2c_lineid.h; c2c_line_display() gives the address). */
 	const struct c2c_line_ident *line_ident;
 };
 /* Stores the sample (its raw payload too) and updates every aggregate.
@@ -245,7 +245,7 @@ enum store_mode {
 };
 
 /* Latency accumulators for the averages perf prints. The kind a sample
- * feeds is decided by collector/c2c.h (c2c_cycles_kind_of; same order as
+ * feeds is decided by collector/c2c/c2c.h (c2c_cycles_kind_of; same order as
  * enum c2c_cycles_kind). mean[k] is perf's running (Welford) mean, kept in
  * sample order so the digits match perf's for rows the store aggregates
  * directly; rows merged at query time get the count-weighted mean. Use
@@ -579,7 +579,7 @@ int store_search(struct store *st, const char *text, size_t limit, struct store_
 		 struct c2c_error *err);
 
 /* ------------------------------------------------------------------ */
-/* Physical-address columns (store/query_report.c, added by the c2c/report
+/* Physical-address columns (store/query/query_report.c, added by the c2c/report
  * helper; docs/store-requests.md R1)                                   */
 
 /* The recording's MEM_TOPOLOGY as address ranges per node (kept in meta
@@ -642,7 +642,7 @@ int store_query_lines_seq(struct store *st, const struct store_filter *f, unsign
 			  struct store_seq_line *lines, size_t n, struct c2c_error *err);
 
 /* ------------------------------------------------------------------ */
-/* Explorer queries (store/query_tui.c, added for the TUI's lock section) */
+/* Explorer queries (store/query/query_tui.c, added for the TUI's lock section) */
 
 /* Call sites a lock was waited on from: lock waits of lock_addr grouped by
  * caller site (0: unknown), by total wait descending. The filter's cpu,

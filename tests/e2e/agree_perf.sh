@@ -163,7 +163,7 @@ if [ ! -x "$gen" ]; then
 	exit 0
 fi
 # line-identity: lines split by cpumode and, for private anonymous memory,
-# by pid (perf's dcacheline key; collector/c2c_lineid.h)
+# by pid (perf's dcacheline key; collector/c2c/c2c_lineid.h)
 for sc in false-sharing true-sharing classes mixed line-identity; do
 	f=$E2E_TMP/$sc.data
 	if ! "$gen" --scenario "$sc" -o "$f" --seed 7 >/dev/null 2>"$f.err"; then

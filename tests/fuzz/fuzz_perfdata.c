@@ -4,7 +4,7 @@
  * fed to the single-record parsers under an attr taken from the input, so
  * sample layouts the files never reach get exercised too. Built by
  * tests/fuzz/run.sh with clang -fsanitize=fuzzer,address,undefined. */
-#include "collector/perfdata.h"
+#include "collector/perfdata/perfdata.h"
 
 #include <stdint.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* Tracepoint material for the perf.data writer: the format texts of the
  * lock contention tracepoints, the tracing-data blob perf stores in the
  * TRACING_DATA feature (layout of tools/perf/util/trace-event-info.c's
- * output, as described in collector/tp_tracing_data.c), and RAW payloads
+ * output, as described in collector/tracepoint/tp_tracing_data.c), and RAW payloads
  * laid out by those formats. */
 #include "tests/gen/perfdata_writer.h"
 

@@ -35,8 +35,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "collector/error.h"
-#include "collector/sample.h"
+#include "collector/base/error.h"
+#include "collector/base/sample.h"
 
 struct pdw;
 

@@ -590,7 +590,7 @@ static int scen_mixed(struct gen *g, uint64_t total)
 }
 
 /* line-identity: perf's dcacheline key splits lines that share an address
- * (collector/c2c_lineid.h). Both processes have private anonymous memory
+ * (collector/c2c/c2c_lineid.h). Both processes have private anonymous memory
  * at the same virtual address (one line per pid); a futex-like word is
  * touched from user mode and from kernel mode (two lines: the kernel-mode
  * samples find no map for a user address); a kernel data line touched by

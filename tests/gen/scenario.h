@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "collector/error.h"
+#include "collector/base/error.h"
 #include "tests/gen/perfdata_writer.h"
 
 struct gen_params {
@@ -41,7 +41,7 @@ struct gen_expect {
 	uint64_t records;          /* records in the data stream (pdw_nr_records) */
 	uint32_t nr_cpus, nr_nodes, pids, threads;
 	/* lock-tracepoints: contention_begin/end samples and the waits they
-	 * pair into (rules of collector/lockwait.h). */
+	 * pair into (rules of collector/tracepoint/lockwait.h). */
 	uint64_t lock_begins, lock_ends, lock_waits, lock_nested, lock_unmatched, lock_pending;
 	uint64_t lock_wait_ns;     /* sum of the paired waits' durations */
 	uint64_t lock_waits_by_lock[3], lock_wait_ns_by_lock[3];

@@ -26,7 +26,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "collector/types.h"
+#include "collector/types/types.h"
 #include "tests/gen/perfdata_writer.h"
 
 static const char *bin_path;

@@ -1,0 +1,426 @@
+/* collector/layout: the pahole-like rows of a struct, per-member statistics
+ * from accesses, cache line boundaries, false-sharing flags, text output. */
+#include "collector/layout/layout_priv.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int layout_set_add(struct layout_set *s, int64_t v)
+{
+	uint32_t lo = 0, hi = s->n;
+
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+		if (s->v[mid] < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < s->n && s->v[lo] == v)
+		return 0;
+	if (s->n == s->cap) {
+		uint32_t nc = s->cap ? s->cap * 2 : 4;
+		int64_t *nv = realloc(s->v, nc * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		s->v = nv;
+		s->cap = nc;
+	}
+	memmove(s->v + lo + 1, s->v + lo, (s->n - lo) * sizeof(*s->v));
+	s->v[lo] = v;
+	s->n++;
+	return 1;
+}
+
+bool layout_set_has(const struct layout_set *s, int64_t v)
+{
+	uint32_t lo = 0, hi = s->n;
+
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+		if (s->v[mid] < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->n && s->v[lo] == v;
+}
+
+void layout_set_free(struct layout_set *s)
+{
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}
+
+struct build_ctx {
+	struct layout *l;
+	size_t cap;
+	struct types_db *db;
+	struct c2c_error *err;
+};
+
+static struct layout_row *row_new(struct build_ctx *c)
+{
+	if (c->l->nrows == c->cap) {
+		size_t nc = c->cap ? c->cap * 2 : 32;
+		struct layout_row *r = realloc(c->l->rows, nc * sizeof(*r));
+		if (!r)
+			return NULL;
+		c->l->rows = r;
+		c->cap = nc;
+	}
+	memset(&c->l->rows[c->l->nrows], 0, sizeof(struct layout_row));
+	return &c->l->rows[c->l->nrows++];
+}
+
+/* "{first}" for an anonymous aggregate: the name of its first named leaf. */
+static void anon_name(struct types_db *db, uint32_t type, char *buf, size_t len, int depth)
+{
+	const struct types_member *m;
+	size_t n = types_members(db, types_strip(db, type), &m);
+
+	for (size_t i = 0; i < n && depth < 8; i++) {
+		if (m[i].name) {
+			snprintf(buf, len, "{%s}", m[i].name);
+			return;
+		}
+		anon_name(db, m[i].type, buf, len, depth + 1);
+		if (buf[0])
+			return;
+	}
+	snprintf(buf, len, "{anon}");
+}
+
+static int add_rows(struct build_ctx *c, uint32_t type, uint64_t base, uint64_t end, uint32_t depth,
+		    long top, const char *prefix_in)
+{
+	/* Copies: the rows array (where the caller's names live) moves as it grows. */
+	char prefix[128], child[128];
+	uint32_t sid = types_strip(c->db, type);
+	const struct types_type *st = types_get(c->db, sid);
+	const struct types_member *m;
+	size_t n = types_members(c->db, sid, &m);
+	size_t prev = SIZE_MAX;
+
+	snprintf(prefix, sizeof(prefix), "%s", prefix_in ? prefix_in : "");
+	for (size_t i = 0; i < n; i++) {
+		struct layout_row *r = row_new(c);
+		size_t idx;
+		uint32_t ms = types_strip(c->db, m[i].type);
+		const struct types_type *mt = types_get(c->db, ms);
+		const struct types_type *decl = types_get(c->db, m[i].type);
+		char nm[128];
+
+		if (!r)
+			return c2c_error_set(c->err, -ENOMEM, "out of memory");
+		idx = c->l->nrows - 1;
+		if (m[i].name)
+			snprintf(nm, sizeof(nm), "%s", m[i].name);
+		else
+			anon_name(c->db, m[i].type, nm, sizeof(nm), 0);
+		if (*prefix)
+			snprintf(r->name, sizeof(r->name), "%.60s.%.60s", prefix, nm);
+		else
+			snprintf(r->name, sizeof(r->name), "%s", nm);
+		types_name(c->db, m[i].type, r->type, sizeof(r->type));
+		r->offset = base + m[i].bit_offset / 8;
+		if (m[i].bit_size) {
+			r->bit_offset = (uint32_t)(m[i].bit_offset % 8);
+			r->bit_size = m[i].bit_size;
+			r->size = (m[i].bit_offset + m[i].bit_size + 7) / 8 - m[i].bit_offset / 8;
+		} else {
+			r->size = decl ? decl->size : 0;
+		}
+		r->align = decl && decl->align ? decl->align : 1;
+		r->depth = depth;
+		r->top = top < 0 ? (uint32_t)idx : (uint32_t)top;
+		r->leaf = true;
+		/* Padding between this and the previous member (structs only;
+		 * bitfields sharing a storage unit overlap and make no hole). */
+		if (prev != SIZE_MAX && st && st->kind == TYPES_STRUCT) {
+			struct layout_row *p = &c->l->rows[prev];
+			uint64_t pend = p->offset + p->size;
+			if (r->offset > pend)
+				p->hole_after = r->offset - pend;
+		}
+		if (mt && (mt->kind == TYPES_STRUCT || mt->kind == TYPES_UNION) && depth < 6 &&
+		    !m[i].bit_size) {
+			uint64_t off = r->offset, sz = r->size;
+			int rc;
+			c->l->rows[idx].leaf = false;
+			/* children of an anonymous member keep the parent's prefix, as in C */
+			snprintf(child, sizeof(child), "%s", c->l->rows[idx].name);
+			rc = add_rows(c, ms, off, off + sz, depth + 1, top < 0 ? (long)idx : top,
+				      m[i].name ? child : prefix);
+			if (rc < 0)
+				return rc;
+		}
+		prev = idx;
+	}
+	if (prev != SIZE_MAX && st && st->kind == TYPES_STRUCT) {
+		struct layout_row *p = &c->l->rows[prev];
+		if (end > p->offset + p->size)
+			p->hole_after = end - (p->offset + p->size);
+	}
+	return 0;
+}
+
+static void compute_lines(struct layout *l)
+{
+	uint64_t ls = l->line_size, mis = l->base_misalign;
+
+	for (size_t i = 0; i < l->nrows; i++) {
+		struct layout_row *r = &l->rows[i];
+		uint64_t a = mis + r->offset, b = a + (r->size ? r->size : 1);
+		r->line = (uint32_t)(a / ls);
+		/* a boundary at the member's start, or inside it */
+		r->line_start = (a % ls == 0) || (a / ls != (b - 1) / ls);
+	}
+}
+
+int layout_build(struct layout *out, struct types_db *db, uint32_t type, unsigned line_size,
+		 struct c2c_error *err)
+{
+	uint32_t sid = types_strip(db, type);
+	const struct types_type *t = types_get(db, sid);
+	struct build_ctx c = { .l = out, .db = db, .err = err };
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (!t || (t->kind != TYPES_STRUCT && t->kind != TYPES_UNION) || t->declaration)
+		return c2c_error_set(err, -EINVAL, "type %u is not a struct or union with a body",
+				     type);
+	out->line_size = line_size ? line_size : 64;
+	out->size = t->size;
+	out->align = t->align;
+	types_name(db, sid, out->type_name, sizeof(out->type_name));
+	rc = add_rows(&c, sid, 0, t->size, 0, -1, "");
+	if (rc < 0) {
+		layout_fini(out);
+		return rc;
+	}
+	for (size_t i = 0; i < out->nrows; i++)
+		if (out->rows[i].depth == 0)
+			out->holes += out->rows[i].hole_after;
+	compute_lines(out);
+	return 0;
+}
+
+void layout_fini(struct layout *l)
+{
+	for (size_t i = 0; i < l->nrows; i++) {
+		struct layout_row *r = &l->rows[i];
+		layout_set_free(&r->cpus);
+		layout_set_free(&r->threads);
+		layout_set_free(&r->sites);
+		layout_set_free(&r->writers);
+		layout_set_free(&r->readers);
+	}
+	free(l->rows);
+	memset(l, 0, sizeof(*l));
+}
+
+static bool row_has(const struct layout_row *r, uint64_t off)
+{
+	return off >= r->offset && off < r->offset + (r->size ? r->size : 1);
+}
+
+long layout_row_at(const struct layout *l, uint64_t offset)
+{
+	long best = -1;
+
+	for (size_t i = 0; i < l->nrows; i++)
+		if (row_has(&l->rows[i], offset) &&
+		    (best < 0 || l->rows[i].depth > l->rows[best].depth))
+			best = (long)i;
+	return best;
+}
+
+static int account_one(struct layout_row *r, const struct layout_access *a)
+{
+	int64_t ag = layout_agent(a->tid, a->cpu);
+
+	if (a->is_store)
+		r->stores += a->count;
+	else
+		r->loads += a->count;
+	r->lcl_hitm += a->lcl_hitm;
+	r->rmt_hitm += a->rmt_hitm;
+	if ((a->cpu >= 0 && layout_set_add(&r->cpus, a->cpu) < 0) ||
+	    (a->tid >= 0 && layout_set_add(&r->threads, a->tid) < 0) ||
+	    (a->site && layout_set_add(&r->sites, a->site) < 0) ||
+	    (ag != -1 && layout_set_add(a->is_store ? &r->writers : &r->readers, ag) < 0))
+		return -ENOMEM;
+	return 0;
+}
+
+static bool rows_overlap(const struct layout_row *a, const struct layout_row *b)
+{
+	return a->offset < b->offset + b->size && b->offset < a->offset + a->size;
+}
+
+/* True when some agent in `who` differs from some agent in `writers`. */
+static bool other_agent(const struct layout_set *who, const struct layout_set *writers)
+{
+	if (!who->n || !writers->n)
+		return false;
+	return who->n > 1 || writers->n > 1 || who->v[0] != writers->v[0];
+}
+
+static void compute_flags(struct layout *l)
+{
+	uint64_t ls = l->line_size, mis = l->base_misalign, max_st = 0;
+
+	for (size_t i = 0; i < l->nrows; i++) {
+		l->rows[i].fs_flag = l->rows[i].fs_victim = false;
+		l->rows[i].evidence[0] = 0;
+		if (l->rows[i].leaf && l->rows[i].stores > max_st)
+			max_st = l->rows[i].stores;
+	}
+	for (size_t i = 0; i < l->nrows; i++) {
+		struct layout_row *r = &l->rows[i];
+		uint64_t r0 = (mis + r->offset) / ls, r1 = (mis + r->offset + r->size - 1) / ls;
+		char victims[160] = "";
+		size_t vn = 0;
+		uint64_t vloads = 0;
+
+		/* "written often": at least 5% of the hottest member's stores */
+		if (!r->leaf || !r->stores || !r->writers.n || r->stores * 20 < max_st)
+			continue;
+		for (size_t k = 0; k < l->nrows; k++) {
+			struct layout_row *q = &l->rows[k];
+			uint64_t q0 = (mis + q->offset) / ls, q1 = (mis + q->offset + q->size - 1) / ls;
+			struct layout_set acc = { 0 };
+			bool hurt;
+			if (k == i || !q->leaf || rows_overlap(r, q) || q1 < r0 || q0 > r1)
+				continue;
+			if (!q->loads && !q->stores)
+				continue;
+			/* the accessors of q: readers and writers */
+			for (uint32_t j = 0; j < q->readers.n; j++)
+				layout_set_add(&acc, q->readers.v[j]);
+			for (uint32_t j = 0; j < q->writers.n; j++)
+				layout_set_add(&acc, q->writers.v[j]);
+			hurt = other_agent(&acc, &r->writers);
+			layout_set_free(&acc);
+			if (!hurt)
+				continue;
+			q->fs_victim = true;
+			vloads += q->loads;
+			if (vn < 3 && strlen(victims) + strlen(q->name) + 3 < sizeof(victims)) {
+				if (vn)
+					strcat(victims, ", ");
+				strcat(victims, q->name);
+			}
+			vn++;
+		}
+		if (!vn)
+			continue;
+		r->fs_flag = true;
+		snprintf(r->evidence, sizeof(r->evidence),
+			 "%llu stores by %u thr/%u cpu from %u site%s; line %llu shared with %s%s "
+			 "(%llu loads)",
+			 (unsigned long long)r->stores, r->writers.n, r->cpus.n, r->sites.n,
+			 r->sites.n == 1 ? "" : "s", (unsigned long long)r0, victims,
+			 vn > 3 ? ", ..." : "", (unsigned long long)vloads);
+	}
+}
+
+int layout_account(struct layout *l, const struct layout_access *a, size_t n)
+{
+	uint64_t votes[256] = { 0 };
+	uint64_t best = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		bool any = false;
+		if (a[i].offset >= l->size) {
+			l->unmatched += a[i].count;
+			continue;
+		}
+		votes[(a[i].object % l->line_size) & 255] += a[i].count;
+		for (size_t k = 0; k < l->nrows; k++) {
+			struct layout_row *r = &l->rows[k];
+			if (!row_has(r, a[i].offset))
+				continue;
+			if (account_one(r, &a[i]) < 0)
+				return -ENOMEM;
+			any = true;
+		}
+		if (!any)
+			l->unmatched += a[i].count;   /* padding */
+	}
+	for (unsigned k = 0; k < 256 && k < l->line_size; k++)
+		if (votes[k] > best) {
+			best = votes[k];
+			l->base_misalign = k;
+		}
+	compute_lines(l);
+	compute_flags(l);
+	return 0;
+}
+
+static void emit(const struct layout_out *out, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void emit(const struct layout_out *out, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	out->line(out->ctx, buf);
+}
+
+void layout_print(const struct layout *l, const struct layout_out *out)
+{
+	uint64_t ls = l->line_size, mis = l->base_misalign;
+	uint64_t nlines = (mis + l->size + ls - 1) / ls;
+	uint32_t last_line = UINT32_MAX;
+
+	emit(out, "%s {  /* size %llu, align %u, %llu cache line%s, holes %llu bytes%s */",
+	     l->type_name, (unsigned long long)l->size, l->align, (unsigned long long)nlines,
+	     nlines == 1 ? "" : "s", (unsigned long long)l->holes,
+	     mis ? ", objects start mid-line" : "");
+	emit(out, "  %-9s %-5s %-28s %-18s %8s %8s %6s %6s %4s %4s %5s  %s", "offset", "size",
+	     "member", "type", "loads", "stores", "lHITM", "rHITM", "cpus", "thr", "sites",
+	     "flags");
+	for (size_t i = 0; i < l->nrows; i++) {
+		const struct layout_row *r = &l->rows[i];
+		char off[24], name[200];
+		uint64_t a = mis + r->offset;
+		uint32_t first = (uint32_t)(a / ls);
+
+		/* boundaries crossed between the previous row and this one */
+		if (last_line == UINT32_MAX || first > last_line) {
+			if (last_line != UINT32_MAX || mis == 0)
+				emit(out, "  /* --- cache line %u (object offset %lld) --- */", first,
+				     (long long)(first * ls) - (long long)mis);
+			last_line = first;
+		}
+		if (r->bit_size)
+			snprintf(off, sizeof(off), "%llu:%u", (unsigned long long)r->offset,
+				 r->bit_offset);
+		else
+			snprintf(off, sizeof(off), "%llu", (unsigned long long)r->offset);
+		snprintf(name, sizeof(name), "%*s%.120s%s", (int)(2 * (r->depth % 8)), "", r->name,
+			 r->bit_size ? ":" : "");
+		if (r->bit_size)
+			snprintf(name + strlen(name), sizeof(name) - strlen(name), "%u", r->bit_size);
+		emit(out, "  %-9s %-5llu %-28s %-18.18s %8llu %8llu %6llu %6llu %4u %4u %5u  %s%s%s",
+		     off, (unsigned long long)r->size, name, r->type, (unsigned long long)r->loads,
+		     (unsigned long long)r->stores, (unsigned long long)r->lcl_hitm,
+		     (unsigned long long)r->rmt_hitm, r->cpus.n, r->threads.n, r->sites.n,
+		     r->fs_flag ? "FALSE-SHARING " : "", r->fs_victim ? "victim " : "",
+		     r->fs_flag ? r->evidence : "");
+		if (r->depth == 0 && r->hole_after)
+			emit(out, "  /* XXX %llu byte hole */", (unsigned long long)r->hole_after);
+	}
+	emit(out, "};");
+	if (l->unmatched)
+		emit(out, "/* %llu samples fell in padding or past the end */",
+		     (unsigned long long)l->unmatched);
+}

@@ -1,0 +1,334 @@
+/* collector/layout: the verdict on one cache line (false / true / mixed
+ * sharing, with evidence), and the what-if replay of accesses against
+ * another layout, judged line by line with the same rules. */
+#include "collector/layout/layout_priv.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *layout_verdict_name(enum layout_verdict v)
+{
+	switch (v) {
+	case LAYOUT_FALSE: return "false";
+	case LAYOUT_TRUE: return "true";
+	case LAYOUT_MIXED: return "mixed";
+	default: return "none";
+	}
+}
+
+struct key_info {
+	uint32_t key;
+	struct layout_set writers;   /* agents */
+};
+
+static struct key_info *key_find(struct key_info *k, size_t n, uint32_t key)
+{
+	for (size_t i = 0; i < n; i++)
+		if (k[i].key == key)
+			return &k[i];
+	return NULL;
+}
+
+/* Some writer of k other than agent b? */
+static bool written_by_other(const struct key_info *k, int64_t b)
+{
+	return k->writers.n >= 2 || (k->writers.n == 1 && k->writers.v[0] != b);
+}
+
+static void add_key(uint32_t *arr, uint32_t *n, uint32_t key)
+{
+	for (uint32_t i = 0; i < *n; i++)
+		if (arr[i] == key)
+			return;
+	if (*n < 8)
+		arr[(*n)++] = key;
+}
+
+/* marks[i] bit 1: access i is truly contended, bit 2: falsely contended. */
+static int verdict_core(const struct layout_line_access *a, size_t n,
+			struct layout_verdict_info *out, uint8_t *marks)
+{
+	struct key_info *keys = calloc(n ? n : 1, sizeof(*keys));
+	struct layout_set wt = { 0 }, wc = { 0 }, ot = { 0 }, oc = { 0 }, wag = { 0 };
+	size_t nk = 0;
+	uint64_t tw = 0, fw = 0;
+	int rc = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!keys)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		struct key_info *k = key_find(keys, nk, a[i].key);
+		if (!k) {
+			k = &keys[nk++];
+			k->key = a[i].key;
+		}
+		if (a[i].is_store) {
+			int64_t ag = layout_agent(a[i].tid, a[i].cpu);
+			if (layout_set_add(&k->writers, ag) < 0 || layout_set_add(&wag, ag) < 0) {
+				rc = -ENOMEM;
+				goto out;
+			}
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		int64_t b = layout_agent(a[i].tid, a[i].cpu);
+		struct key_info *k = key_find(keys, nk, a[i].key);
+		uint8_t m = 0;
+
+		if (written_by_other(k, b)) {
+			m |= 1;
+			tw += a[i].count;
+			add_key(out->true_keys, &out->ntrue_keys, a[i].key);
+		}
+		if (m & 1)
+			add_key(out->writer_keys, &out->nwriter_keys, a[i].key);
+		for (size_t j = 0; j < nk; j++) {
+			if (keys[j].key != a[i].key && written_by_other(&keys[j], b)) {
+				if (!(m & 2)) {
+					fw += a[i].count;
+					add_key(out->false_keys, &out->nfalse_keys, a[i].key);
+				}
+				m |= 2;
+				add_key(out->writer_keys, &out->nwriter_keys, keys[j].key);
+			}
+		}
+		if (marks)
+			marks[i] = m;
+		if (a[i].is_store) {
+			if (a[i].tid >= 0)
+				layout_set_add(&wt, a[i].tid);
+			if (a[i].cpu >= 0)
+				layout_set_add(&wc, a[i].cpu);
+		} else if (!layout_set_has(&wag, b)) {
+			if (a[i].tid >= 0)
+				layout_set_add(&ot, a[i].tid);
+			if (a[i].cpu >= 0)
+				layout_set_add(&oc, a[i].cpu);
+		}
+	}
+	out->true_samples = tw;
+	out->false_samples = fw;
+	out->writer_threads = wt.n;
+	out->writer_cpus = wc.n;
+	out->other_threads = ot.n;
+	out->other_cpus = oc.n;
+	if (tw + fw == 0)
+		out->verdict = LAYOUT_NONE;
+	else if (fw * 10 < tw + fw)
+		out->verdict = LAYOUT_TRUE;
+	else if (tw * 10 < tw + fw)
+		out->verdict = LAYOUT_FALSE;
+	else
+		out->verdict = LAYOUT_MIXED;
+out:
+	for (size_t i = 0; i < nk; i++)
+		layout_set_free(&keys[i].writers);
+	free(keys);
+	layout_set_free(&wt);
+	layout_set_free(&wc);
+	layout_set_free(&ot);
+	layout_set_free(&oc);
+	layout_set_free(&wag);
+	return rc;
+}
+
+int layout_verdict(const struct layout_line_access *a, size_t n, struct layout_verdict_info *out)
+{
+	return verdict_core(a, n, out, NULL);
+}
+
+struct replay {
+	uint64_t object;     /* grouping: object (after) or 0 (before, absolute lines) */
+	uint64_t line;
+	uint32_t member;     /* plan member index (after) */
+	struct layout_line_access acc;
+	uint64_t hitm;
+};
+
+static int replay_cmp(const void *x, const void *y)
+{
+	const struct replay *a = x, *b = y;
+	if (a->object != b->object)
+		return a->object < b->object ? -1 : 1;
+	if (a->line != b->line)
+		return a->line < b->line ? -1 : 1;
+	return 0;
+}
+
+/* Judges each (object, line) group; returns HITM on contended accesses and
+ * optionally records the contended groups. */
+static int judge(struct replay *r, size_t n, const struct layout_plan *to, uint64_t *hitm_left,
+		 uint64_t *ncontended, struct layout_whatif *w)
+{
+	struct layout_line_access *acc = malloc((n ? n : 1) * sizeof(*acc));
+	uint8_t *marks = malloc(n ? n : 1);
+	size_t i = 0;
+
+	*hitm_left = *ncontended = 0;
+	if (!acc || !marks) {
+		free(acc);
+		free(marks);
+		return -ENOMEM;
+	}
+	qsort(r, n, sizeof(*r), replay_cmp);
+	while (i < n) {
+		size_t j = i;
+		struct layout_verdict_info vi;
+		uint64_t left = 0, before = 0;
+
+		while (j < n && r[j].object == r[i].object && r[j].line == r[i].line)
+			j++;
+		for (size_t k = i; k < j; k++)
+			acc[k - i] = r[k].acc;
+		if (verdict_core(acc, j - i, &vi, marks) < 0) {
+			free(acc);
+			free(marks);
+			return -ENOMEM;
+		}
+		for (size_t k = i; k < j; k++) {
+			before += r[k].hitm;
+			if (marks[k - i])
+				left += r[k].hitm;
+		}
+		*hitm_left += left;
+		if (vi.verdict != LAYOUT_NONE) {
+			(*ncontended)++;
+			if (w) {
+				struct layout_whatif_line *nl = realloc(w->lines,
+									(w->nlines + 1) * sizeof(*nl));
+				if (!nl) {
+					free(acc);
+					free(marks);
+					return -ENOMEM;
+				}
+				w->lines = nl;
+				nl = &w->lines[w->nlines++];
+				memset(nl, 0, sizeof(*nl));
+				nl->object = r[i].object;
+				nl->line = (uint32_t)r[i].line;
+				nl->verdict = vi.verdict;
+				nl->hitm_before = before;
+				nl->hitm_after = left;
+				for (size_t k = i; k < j; k++) {
+					const char *nm = to->m[r[k].member].name;
+					if (strstr(nl->members, nm))
+						continue;
+					if (strlen(nl->members) + strlen(nm) + 3 >= sizeof(nl->members))
+						break;
+					if (nl->members[0])
+						strcat(nl->members, ", ");
+					strcat(nl->members, nm);
+				}
+			}
+		}
+		i = j;
+	}
+	free(acc);
+	free(marks);
+	return 0;
+}
+
+static int line_cmp(const void *x, const void *y)
+{
+	const struct layout_whatif_line *a = x, *b = y;
+	if (a->hitm_after != b->hitm_after)
+		return a->hitm_after > b->hitm_after ? -1 : 1;
+	if (a->hitm_before != b->hitm_before)
+		return a->hitm_before > b->hitm_before ? -1 : 1;
+	if (a->object != b->object)
+		return a->object < b->object ? -1 : 1;
+	return a->line < b->line ? -1 : a->line > b->line;
+}
+
+int layout_whatif(const struct layout *from, const struct layout_plan *to,
+		  const struct layout_access *a, size_t n, struct layout_whatif *out)
+{
+	struct replay *before = calloc(n ? n : 1, sizeof(*before));
+	struct replay *after = calloc(n ? n : 1, sizeof(*after));
+	size_t na = 0, nb = 0;
+	uint64_t ls = to->line_size ? to->line_size : 64;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (!before || !after) {
+		free(before);
+		free(after);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		long row = layout_row_at(from, a[i].offset);
+		const struct layout_row *top;
+		size_t pm;
+		uint64_t hitm = a[i].lcl_hitm + a[i].rmt_hitm, new_off, mis;
+		struct layout_line_access la = {
+			.key = row < 0 ? UINT32_MAX : (uint32_t)row,
+			.is_store = a[i].is_store, .tid = a[i].tid, .cpu = a[i].cpu,
+			.count = a[i].count,
+		};
+
+		out->hitm_before += hitm;
+		before[nb].object = 0;
+		before[nb].line = (a[i].object + a[i].offset) / (from->line_size ? from->line_size : 64);
+		before[nb].acc = la;
+		before[nb].hitm = hitm;
+		before[nb].member = 0;
+		nb++;
+		if (row < 0) {
+			out->unmapped += a[i].count;
+			continue;
+		}
+		top = &from->rows[from->rows[row].top];
+		/* bitfields of one storage unit travel with the unit's first one */
+		while (top->bit_size && top > from->rows) {
+			const struct layout_row *p = top - 1;
+			while (p > from->rows && p->depth)
+				p--;
+			if (p->depth || !p->bit_size || p->offset + p->size < top->offset)
+				break;
+			top = p;
+		}
+		for (pm = 0; pm < to->n; pm++)
+			if (!strcmp(to->m[pm].name, top->name))
+				break;
+		if (pm == to->n) {
+			out->unmapped += a[i].count;
+			continue;
+		}
+		new_off = to->m[pm].new_offset + (a[i].offset - top->offset);
+		/* An object of a type aligned to a line starts on a line; else
+		 * keep the misalignment the object had. */
+		mis = to->align >= ls ? 0 : a[i].object % ls;
+		after[na].object = a[i].object;
+		after[na].line = (mis + new_off) / ls;
+		after[na].member = (uint32_t)pm;
+		after[na].acc = la;
+		after[na].hitm = hitm;
+		na++;
+	}
+	/* "before" judges the real addresses, members as recorded */
+	{
+		uint64_t left_before;
+		struct layout_plan none = { .m = NULL, .n = 0 };
+		rc = judge(before, nb, &none, &left_before, &out->contended_lines_before, NULL);
+	}
+	if (rc == 0)
+		rc = judge(after, na, to, &out->hitm_after, &out->contended_lines_after, out);
+	free(before);
+	free(after);
+	if (rc < 0) {
+		layout_whatif_fini(out);
+		return rc;
+	}
+	if (out->nlines)
+		qsort(out->lines, out->nlines, sizeof(*out->lines), line_cmp);
+	return 0;
+}
+
+void layout_whatif_fini(struct layout_whatif *w)
+{
+	free(w->lines);
+	memset(w, 0, sizeof(*w));
+}

@@ -1,0 +1,146 @@
+/* Private declarations shared by collector/sym_*.c (the symbols module).
+ * Nothing outside sym_*.c includes this; the public API is symbols.h. */
+#ifndef C2C_SYM_PRIV_H
+#define C2C_SYM_PRIV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collector/symbols/symbols.h"
+
+/* ---- string interning (sym_intern.c) ---------------------------------- */
+
+/* Owns every string it returns; equal strings give the same pointer, so
+ * maps copied between processes never copy their names. */
+struct sym_intern;
+struct sym_intern *sym_intern_new(void);
+void sym_intern_free(struct sym_intern *in);
+const char *sym_intern_str(struct sym_intern *in, const char *s);
+
+/* ---- maps of one address space (sym_maps.c) --------------------------- */
+
+struct sym_map {
+	uint64_t start, end;     /* [start, end) */
+	uint64_t pgoff;          /* file offset of start */
+	const char *name;        /* interned */
+	struct sym_dso *dso;     /* the file (and its build-id); NULL when not
+	                            file-backed, or a kernel map without build-id */
+	uint32_t prot, flags;
+	/* perf's dso id (maj, min, ino, ino_generation), all 0 for anonymous
+	 * memory and kernel maps: the c2c line identity (c2c_lineid.h). */
+	uint32_t maj, min;
+	uint64_t ino, ino_generation;
+};
+
+/* A sorted array of maps. User maps never overlap (inserting replaces the
+ * overlapped parts); the kernel maps may (perf inserts modules without
+ * fixing overlaps), which the lookup copes with through max_end. Shared
+ * between the threads of one process by reference count. */
+struct sym_maps {
+	unsigned refs;
+	bool allow_overlap;
+	struct sym_map *v;
+	uint64_t *max_end;       /* max(v[0..i].end), kept when allow_overlap */
+	size_t n, cap;
+};
+
+struct sym_maps *sym_maps_new(bool allow_overlap);
+struct sym_maps *sym_maps_get(struct sym_maps *m);
+void sym_maps_put(struct sym_maps *m);
+/* Inserts map; with !allow_overlap, older maps' overlapped parts go away
+ * (what remains of them keeps a pgoff adjusted to its new start). */
+int sym_maps_insert(struct sym_maps *m, const struct sym_map *map);
+/* Removes every map whose start and name equal (the kernel map update). */
+void sym_maps_remove_named(struct sym_maps *m, const char *name);
+/* The map covering addr, or NULL. O(log n) (plus the overlap walk-back). */
+const struct sym_map *sym_maps_find(const struct sym_maps *m, uint64_t addr);
+/* The map just below map in address order (NULL if first). */
+const struct sym_map *sym_maps_prev(const struct sym_maps *m, const struct sym_map *map);
+
+/* ---- threads (sym_threads.c) ------------------------------------------ */
+
+struct sym_thread {
+	int32_t pid, tid;
+	bool exited;
+	const char *comm;        /* interned, NULL until a COMM */
+	struct sym_maps *maps;   /* reference held */
+};
+
+struct sym_threads;
+struct sym_threads *sym_threads_new(void);
+void sym_threads_free(struct sym_threads *t);
+struct sym_thread *sym_threads_find(struct sym_threads *t, int32_t tid);
+/* perf's machine__findnew_thread(): finds by tid (fixing up an unknown
+ * pid), or creates the thread: a leader (or pid -1) gets fresh maps, any
+ * other thread shares its leader's (created too if needed). */
+struct sym_thread *sym_threads_findnew(struct sym_threads *t, int32_t pid, int32_t tid);
+/* Drops the thread with that tid (FORK over an existing tid). */
+void sym_threads_remove(struct sym_threads *t, int32_t tid);
+
+/* ---- kernel symbols (sym_kallsyms.c) ---------------------------------- */
+
+struct sym_kallsyms;
+/* Parses a kallsyms-format file. NULL when the file cannot be read or
+ * holds no usable address (kptr_restrict shows zeros). */
+struct sym_kallsyms *sym_kallsyms_load(const char *path);
+void sym_kallsyms_free(struct sym_kallsyms *k);
+size_t sym_kallsyms_count(const struct sym_kallsyms *k);
+/* The symbol containing addr (perf's ends and alias choice, see
+ * sym_kallsyms.c) when it is code (t/T/w/W): name, start, module (NULL for
+ * vmlinux). Returns false when none. */
+bool sym_kallsyms_text(const struct sym_kallsyms *k, uint64_t addr,
+		       const char **name, uint64_t *start, const char **module);
+/* The symbol of any kind (code or data) containing addr, for data
+ * addresses: perf names a data address in kernel text by its function. */
+bool sym_kallsyms_data(const struct sym_kallsyms *k, uint64_t addr,
+		       const char **name, uint64_t *start, const char **module);
+
+/* ---- DWARF of one binary (sym_dwarf.c) -------------------------------- */
+
+/* Embedded in a dso (zero-initialized; sym_dwarf_fini releases). */
+struct sym_cu_range;
+struct sym_dwarf {
+	bool tried;
+	Dwarf *dw;
+	struct sym_cu_range *cus;
+	size_t ncus;
+};
+void sym_dwarf_fini(struct sym_dwarf *w);
+/* Opens (once) the DWARF of elf, else of dbg_elf (may be NULL). */
+Dwarf *sym_dwarf_get(struct sym_dwarf *w, Elf *elf, Elf *dbg_elf);
+/* Source file (owned by the Dwarf) and line of an ELF vaddr. */
+bool sym_dwarf_srcline(struct sym_dwarf *w, Elf *elf, Elf *dbg_elf, uint64_t vaddr,
+		       const char **file, unsigned *line);
+
+/* ---- ELF per binary (sym_elf.c) --------------------------------------- */
+
+struct sym_elf_opts {
+	const char *symfs;               /* "" when none */
+	const char *const *debug_dirs;   /* NULL-terminated */
+};
+
+/* A dso: one binary as recorded (path + build-id when known). Opened
+ * lazily on first use; the result (usable or why not) is cached. */
+struct sym_dso *sym_dso_new(const char *path, const uint8_t *build_id, size_t bid_size);
+void sym_dso_free(struct sym_dso *d);
+/* Opens, checks the build-id and reads the symbols, once. */
+void sym_dso_load(struct sym_dso *d, const struct sym_elf_opts *o);
+bool sym_dso_matches(const struct sym_dso *d, const char *path,
+		     const uint8_t *build_id, size_t bid_size);
+void sym_dso_set_build_id(struct sym_dso *d, const uint8_t *build_id, size_t size);
+const uint8_t *sym_dso_build_id(const struct sym_dso *d, size_t *size);
+/* File offset -> ELF vaddr through the PT_LOAD headers (false when no
+ * segment holds it). */
+bool sym_dso_off_to_vaddr(struct sym_dso *d, uint64_t off, uint64_t *vaddr);
+/* Function containing vaddr (name owned by the dso). */
+bool sym_dso_func(struct sym_dso *d, uint64_t vaddr, const char **name, uint64_t *start);
+/* Object symbol containing vaddr; in an executable segment, a function
+ * (perf names data addresses in code by their function). */
+bool sym_dso_object(struct sym_dso *d, uint64_t vaddr, const char **name,
+		    uint64_t *start, uint64_t *size);
+/* Source file and line of vaddr from DWARF (file owned by the dso). */
+bool sym_dso_srcline(struct sym_dso *d, uint64_t vaddr, const char **file, unsigned *line);
+void sym_dso_set_bias(struct sym_dso *d, uint64_t bias);
+
+#endif /* C2C_SYM_PRIV_H */

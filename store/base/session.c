@@ -1,0 +1,325 @@
+/* Session files: create (schema, WAL, marker), open (with the checks that
+ * turn a wrong file into one clear sentence), close. The base schema is
+ * documented in docs/schema.md; keep the two in step. */
+#include "store/base/store_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define STORE_MARKER_FORMAT "c2ctui session"
+
+static const char base_schema[] =
+	"CREATE TABLE c2ctui_session (id INTEGER PRIMARY KEY CHECK (id = 1), format TEXT NOT NULL,"
+	" schema_version INTEGER NOT NULL, created_at INTEGER NOT NULL, program TEXT);"
+	"CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;"
+	"CREATE TABLE events (idx INTEGER PRIMARY KEY, name TEXT NOT NULL, attr_type INTEGER, config INTEGER,"
+	" sample_type INTEGER, sample_period INTEGER, freq INTEGER);"
+	"CREATE TABLE cpus (cpu INTEGER PRIMARY KEY, core INTEGER, socket INTEGER, node INTEGER);"
+	"CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;"
+	"CREATE TABLE comms (id INTEGER PRIMARY KEY, time INTEGER, pid INTEGER, tid INTEGER, exec INTEGER,"
+	" comm TEXT);"
+	"CREATE TABLE tasks (id INTEGER PRIMARY KEY, time INTEGER, kind TEXT NOT NULL, pid INTEGER,"
+	" ppid INTEGER, tid INTEGER, ptid INTEGER);"
+	"CREATE TABLE maps (id INTEGER PRIMARY KEY, time INTEGER, pid INTEGER, tid INTEGER, start INTEGER,"
+	" len INTEGER, pgoff INTEGER, prot INTEGER, flags INTEGER, cpumode INTEGER, maj INTEGER, min INTEGER,"
+	" ino INTEGER, ino_generation INTEGER, build_id BLOB, filename TEXT);"
+	"CREATE TABLE sites (id INTEGER PRIMARY KEY, ip INTEGER NOT NULL, pid INTEGER NOT NULL,"
+	" cpumode INTEGER, function TEXT, offset INTEGER, dso TEXT, file TEXT, line INTEGER, rel_addr INTEGER);"
+	"CREATE INDEX sites_ip ON sites (ip);"
+	"CREATE TABLE dsyms (id INTEGER PRIMARY KEY, name TEXT NOT NULL, start INTEGER, size INTEGER,"
+	" pid INTEGER, dso TEXT);"
+	"CREATE TABLE callchains (id INTEGER PRIMARY KEY, sites BLOB NOT NULL);"
+	"CREATE TABLE samples (id INTEGER PRIMARY KEY, time INTEGER, event INTEGER, cpu INTEGER, node INTEGER,"
+	" pid INTEGER, tid INTEGER, cpumode INTEGER, ip INTEGER, site INTEGER, addr INTEGER, phys_addr INTEGER,"
+	" class_bits INTEGER, weight INTEGER, ins_lat INTEGER, data_src INTEGER,"
+	" period INTEGER, dsym INTEGER, dsym_offset INTEGER, callchain INTEGER, raw BLOB, line_var INTEGER);"
+	"CREATE TABLE lock_waits (id INTEGER PRIMARY KEY, time INTEGER, pid INTEGER, tid INTEGER, cpu INTEGER,"
+	" lock_addr INTEGER, line INTEGER, flags INTEGER, wait_ns INTEGER, site INTEGER, dsym INTEGER,"
+	" callchain INTEGER);";
+
+static int set_pragmas(struct store *st, struct c2c_error *err)
+{
+	/* NORMAL is safe with WAL: a crash can lose the last commit, never
+	 * corrupt the file. The cache is bounded so RSS stays small. */
+	return store_exec(st, "PRAGMA synchronous = NORMAL; PRAGMA cache_size = -32768;"
+			  " PRAGMA temp_store = MEMORY; PRAGMA foreign_keys = OFF;", err);
+}
+
+/* SQLite's allocation statistics take a global mutex on every malloc
+ * and free; nothing here reads them. Only possible before SQLite starts
+ * (refused harmlessly when the program started it already). */
+static void sqlite_setup(void)
+{
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
+static struct store *store_alloc(const char *path)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, sqlite_setup);
+	struct store *st = calloc(1, sizeof(*st));
+	if (!st)
+		return NULL;
+	st->path = strdup(path);
+	if (!st->path) {
+		free(st);
+		return NULL;
+	}
+	st->line_size = 64;
+	return st;
+}
+
+static void store_free(struct store *st)
+{
+	sample_worker_stop(st->samplew);  /* before its statements go */
+	for (int i = 0; i < STMT__MAX; i++)
+		sqlite3_finalize(st->stmt[i]);
+	store_batch_stmts_free(st);
+	if (st->db)
+		sqlite3_close_v2(st->db);
+	agg_worker_stop(st->aggw);
+	agg_fini(&st->agg);
+	agg_table_fini(&st->sites);
+	agg_table_fini(&st->dsyms);
+	agg_table_fini(&st->chains);
+	store_defer_free(st);
+	store_time_blocks_free(st);
+	free(st->cpu_node);
+	free(st->dsym_start);
+	free(st->raw_buf);
+	free(st->path);
+	c2c_lineid_free(st->lineid);
+	free(st);
+}
+
+const char *store_path(const struct store *st)
+{
+	return st->path;
+}
+
+static int prepare_writer(struct store *st, struct c2c_error *err)
+{
+	static const char *const sql[STMT__MAX] = {
+		[STMT_SAMPLE] = "INSERT INTO samples (time, event, cpu, node, pid, tid, cpumode, ip, site, addr,"
+				" phys_addr, class_bits, weight, ins_lat, data_src, period, dsym, dsym_offset, callchain,"
+				" raw, line_var) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+		[STMT_LOCK] = "INSERT INTO lock_waits (time, pid, tid, cpu, lock_addr, line, flags, wait_ns, site,"
+			      " dsym, callchain) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+		[STMT_COMM] = "INSERT INTO comms (time, pid, tid, exec, comm) VALUES (?,?,?,?,?)",
+		[STMT_TASK] = "INSERT INTO tasks (time, kind, pid, ppid, tid, ptid) VALUES (?,?,?,?,?,?)",
+		[STMT_MMAP] = "INSERT INTO maps (time, pid, tid, start, len, pgoff, prot, flags, cpumode, maj, min,"
+			      " ino, ino_generation, build_id, filename) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+		/* id NULL: the next rowid */
+		[STMT_SITE] = "INSERT INTO sites (id, ip, pid, cpumode, function, offset, dso, file, line, rel_addr)"
+			      " VALUES (?,?,?,?,?,?,?,?,?,?)",
+		[STMT_DSYM] = "INSERT INTO dsyms (id, name, start, size, pid, dso) VALUES (?,?,?,?,?,?)",
+		[STMT_CHAIN] = "INSERT INTO callchains (id, sites) VALUES (?,?)",
+		[STMT_META_SET] = "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+		[STMT_META_GET] = "SELECT value FROM meta WHERE key = ?",
+		[STMT_COUNTER] = "INSERT OR REPLACE INTO counters (name, value) VALUES (?, ?)",
+		[STMT_EVENT] = "INSERT OR REPLACE INTO events (idx, name, attr_type, config, sample_type,"
+			       " sample_period, freq) VALUES (?,?,?,?,?,?,?)",
+		[STMT_CPU] = "INSERT OR REPLACE INTO cpus (cpu, core, socket, node) VALUES (?,?,?,?)",
+		[STMT_SAMPLE_BATCH] = NULL,  /* built below */
+	};
+	char batch_sql[2048];
+	size_t n = (size_t)snprintf(batch_sql, sizeof(batch_sql), "INSERT INTO samples (time, event, cpu, node, pid, tid,"
+				    " cpumode, ip, site, addr, phys_addr, class_bits, weight, ins_lat, data_src, period,"
+				    " dsym, dsym_offset, callchain, raw, line_var) VALUES ");
+	for (int r = 0; r < SAMPLE_BATCH && n < sizeof(batch_sql); r++)
+		n += (size_t)snprintf(batch_sql + n, sizeof(batch_sql) - n, "%s(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+				      r ? "," : "");
+	for (int i = 0; i < STMT__MAX; i++) {
+		if (!st->writable && i != STMT_META_GET)
+			continue;
+		int r = store_prepare(st, &st->stmt[i], i == STMT_SAMPLE_BATCH ? batch_sql : sql[i], err);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int load_counters(struct store *st, struct c2c_error *err)
+{
+	sqlite3_stmt *s;
+	int r = store_prepare(st, &s, "SELECT name, value FROM counters", err);
+	if (r < 0)
+		return r;
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(s, 0);
+		for (int c = 0; c < STORE_CNT__MAX && name; c++)
+			if (!strcmp(name, store_counter_name((enum store_counter)c)))
+				st->counters[c] = (uint64_t)sqlite3_column_int64(s, 1);
+	}
+	sqlite3_finalize(s);
+	return 0;
+}
+
+static void load_line_size(struct store *st)
+{
+	char buf[32];
+	if (store_get_meta(st, STORE_META_CACHELINE, buf, sizeof(buf)) > 0) {
+		unsigned long v = strtoul(buf, NULL, 10);
+		if (v >= 16 && v <= 4096 && !(v & (v - 1)))
+			st->line_size = (uint32_t)v;
+	}
+}
+
+int store_create(struct store **out, const char *path, struct c2c_error *err)
+{
+	struct store *st;
+	char sql[256];
+	int r;
+
+	*out = NULL;
+	if (access(path, F_OK) == 0)
+		return c2c_error_set(err, -EEXIST, "%s: already exists (remove it or choose another name)", path);
+	st = store_alloc(path);
+	if (!st)
+		return c2c_error_set(err, -ENOMEM, "out of memory");
+	st->writable = true;
+	if (sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL)
+	    != SQLITE_OK) {
+		r = c2c_error_set(err, -EIO, "%s: cannot create: %s", path,
+				  st->db ? sqlite3_errmsg(st->db) : "out of memory");
+		store_free(st);
+		return r;
+	}
+	sqlite3_busy_timeout(st->db, 5000);
+	snprintf(sql, sizeof(sql),
+		 "INSERT INTO c2ctui_session (id, format, schema_version, created_at, program)"
+		 " VALUES (1, '%s', %d, %lld, 'c2ctui');", STORE_MARKER_FORMAT, STORE_SCHEMA_VERSION,
+		 (long long)time(NULL));
+	/* Larger pages: a third less work per appended sample row, and
+	 * fewer, larger writes. Only possible before the first table. */
+	if ((r = store_exec(st, "PRAGMA page_size = 16384;", err)) < 0 ||
+	    (r = store_exec(st, "PRAGMA journal_mode = WAL;", err)) < 0 ||
+	    (r = set_pragmas(st, err)) < 0 ||
+	    (r = store_exec(st, "BEGIN;", err)) < 0 ||
+	    (r = store_exec(st, base_schema, err)) < 0 ||
+	    (r = agg_create_tables(st, "main", err)) < 0 ||
+	    (r = store_time_blocks_create(st, err)) < 0 ||
+	    (r = store_exec(st, sql, err)) < 0 ||
+	    (r = store_exec(st, "PRAGMA user_version = " /* keep in step with STORE_SCHEMA_VERSION */ "1;", err)) < 0 ||
+	    (r = store_exec(st, "COMMIT;", err)) < 0 ||
+	    (r = prepare_writer(st, err)) < 0 ||
+	    (r = store_register_functions(st, err)) < 0) {
+		store_free(st);
+		unlink(path);
+		return r;
+	}
+	agg_init(&st->agg, st->line_size);
+	st->agg_loaded = true;
+	*out = st;
+	return 0;
+}
+
+/* Distinguishes "not SQLite at all" from "SQLite but not ours" before
+ * SQLite gets a chance to say something vaguer. */
+static int check_header(const char *path, struct c2c_error *err)
+{
+	static const char magic[16] = "SQLite format 3";
+	char buf[16];
+	struct stat sb;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return c2c_error_set(err, -errno, "%s: %s", path, strerror(errno));
+	if (fstat(fd, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+		close(fd);
+		return c2c_error_set(err, -EISDIR, "%s: is a directory, not a c2ctui session", path);
+	}
+	ssize_t n = read(fd, buf, sizeof(buf));
+	close(fd);
+	if (n != (ssize_t)sizeof(buf) || memcmp(buf, magic, sizeof(buf)) != 0)
+		return c2c_error_set(err, -EINVAL, "%s: not a c2ctui session (not an SQLite database)", path);
+	return 0;
+}
+
+int store_open(struct store **out, const char *path, unsigned flags, struct c2c_error *err)
+{
+	struct store *st;
+	sqlite3_stmt *s;
+	int r, version = 0;
+	bool marker = false;
+
+	*out = NULL;
+	if ((r = check_header(path, err)) < 0)
+		return r;
+	st = store_alloc(path);
+	if (!st)
+		return c2c_error_set(err, -ENOMEM, "out of memory");
+	st->writable = (flags & STORE_OPEN_APPEND) != 0;
+	if (sqlite3_open_v2(path, &st->db,
+			    (st->writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY) | SQLITE_OPEN_NOMUTEX,
+			    NULL) != SQLITE_OK) {
+		r = c2c_error_set(err, -EIO, "%s: cannot open: %s", path,
+				  st->db ? sqlite3_errmsg(st->db) : "out of memory");
+		store_free(st);
+		return r;
+	}
+	sqlite3_busy_timeout(st->db, 5000);
+	if (sqlite3_prepare_v2(st->db, "PRAGMA user_version", -1, &s, NULL) != SQLITE_OK) {
+		r = c2c_error_set(err, -EINVAL, "%s: not a c2ctui session (%s)", path, sqlite3_errmsg(st->db));
+		store_free(st);
+		return r;
+	}
+	if (sqlite3_step(s) == SQLITE_ROW)
+		version = sqlite3_column_int(s, 0);
+	sqlite3_finalize(s);
+	if (sqlite3_prepare_v2(st->db, "SELECT format FROM c2ctui_session WHERE id = 1", -1, &s, NULL) == SQLITE_OK) {
+		if (sqlite3_step(s) == SQLITE_ROW) {
+			const char *fmt = (const char *)sqlite3_column_text(s, 0);
+			marker = fmt && !strcmp(fmt, STORE_MARKER_FORMAT);
+		}
+		sqlite3_finalize(s);
+	}
+	if (!marker) {
+		r = c2c_error_set(err, -EINVAL, "%s: an SQLite database, but not a c2ctui session (no c2ctui_session table)",
+				  path);
+		store_free(st);
+		return r;
+	}
+	if (version > STORE_SCHEMA_VERSION) {
+		r = c2c_error_set(err, -EPROTONOSUPPORT,
+				  "%s: session schema version %d is newer than this c2ctui understands (%d); use a newer c2ctui",
+				  path, version, STORE_SCHEMA_VERSION);
+		store_free(st);
+		return r;
+	}
+	if (version < 1) {
+		r = c2c_error_set(err, -EINVAL, "%s: c2ctui session with an invalid schema version (%d)", path, version);
+		store_free(st);
+		return r;
+	}
+	if ((r = set_pragmas(st, err)) < 0 || (r = prepare_writer(st, err)) < 0 ||
+	    (r = store_register_functions(st, err)) < 0 ||
+	    (r = load_counters(st, err)) < 0 || (r = store_load_topology(st, err)) < 0) {
+		store_free(st);
+		return r;
+	}
+	load_line_size(st);
+	store_time_blocks_load(st);
+	agg_init(&st->agg, st->line_size);
+	*out = st;
+	return 0;
+}
+
+void store_close(struct store *st)
+{
+	if (!st)
+		return;
+	if (st->writable && st->in_txn) {
+		struct c2c_error e;
+		if (store_commit(st, &e) < 0)
+			store_exec(st, "ROLLBACK;", NULL);
+	}
+	store_free(st);
+}

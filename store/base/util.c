@@ -1,0 +1,92 @@
+/* Small helpers shared by the store files: SQLite error reporting,
+ * statement preparation, text columns, array growth, big zeroed blocks. */
+#include "store/base/store_internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#define HUGE_PAGE ((size_t)2 << 20)
+
+int store_sqlerr(struct store *st, struct c2c_error *err, const char *what)
+{
+	int rc = st && st->db ? sqlite3_errcode(st->db) : SQLITE_ERROR;
+	int code = rc == SQLITE_NOMEM ? -ENOMEM : rc == SQLITE_FULL ? -ENOSPC :
+		   rc == SQLITE_READONLY ? -EROFS : rc == SQLITE_BUSY ? -EBUSY : -EIO;
+
+	return c2c_error_set(err, code, "%s: %s: %s", st && st->path ? st->path : "session", what,
+			     st && st->db ? sqlite3_errmsg(st->db) : "no database");
+}
+
+int store_exec(struct store *st, const char *sql, struct c2c_error *err)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(st->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		int code = sqlite3_errcode(st->db) == SQLITE_FULL ? -ENOSPC : -EIO;
+		c2c_error_set(err, code, "%s: %s", st->path, msg ? msg : "SQL error");
+		sqlite3_free(msg);
+		return code;
+	}
+	return 0;
+}
+
+int store_prepare(struct store *st, sqlite3_stmt **stmt, const char *sql, struct c2c_error *err)
+{
+	if (sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT, stmt, NULL) != SQLITE_OK) {
+		*stmt = NULL;
+		return store_sqlerr(st, err, "preparing a query");
+	}
+	return 0;
+}
+
+void store_copy(char *buf, size_t size, const char *src)
+{
+	if (!size)
+		return;
+	if (!src)
+		src = "";
+	size_t n = strlen(src);
+	if (n >= size)
+		n = size - 1;
+	memcpy(buf, src, n);
+	buf[n] = 0;
+}
+
+void store_col_text(sqlite3_stmt *s, int col, char *buf, size_t size)
+{
+	store_copy(buf, size, (const char *)sqlite3_column_text(s, col));
+}
+
+int store_grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return 0;
+	size_t ncap = *cap ? *cap : 16;
+	while (ncap < need)
+		ncap *= 2;
+	void *p = realloc(*arr, ncap * elem);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
+void *store_zalloc_big(size_t size)
+{
+	void *p;
+
+	if (size < HUGE_PAGE / 2)
+		return calloc(1, size);
+	/* Whole 2 MiB pages the kernel may back with huge pages: on a VM a
+	 * page fault costs microseconds, and the aggregates of a big import
+	 * touch hundreds of MiB once each. */
+	size = (size + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+	if (posix_memalign(&p, HUGE_PAGE, size) != 0)
+		return NULL;
+	madvise(p, size, MADV_HUGEPAGE);  /* advice only: fine when refused */
+	memset(p, 0, size);
+	return p;
+}

@@ -1,0 +1,69 @@
+/* Matching two sessions (before / after): cache lines matched by data
+ * symbol + offset, else by attributed type + offset in the object, else by
+ * address (addresses differ between runs; layouts between builds); members
+ * of the types matched by name. Every value comes with its per-second and
+ * per-1000-samples normalization so runs of different length compare.
+ *
+ * Ownership: diff_sessions() fills a struct diff_result that
+ * diff_result_fini() releases. */
+#ifndef C2C_STORE_DIFF_H
+#define C2C_STORE_DIFF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collector/layout/layout.h"
+#include "store/store.h"
+
+enum diff_status { DIFF_MATCHED = 0, DIFF_APPEARED = 1, DIFF_DISAPPEARED = 2 };
+const char *diff_status_name(enum diff_status s);
+
+/* One side's values of a row. */
+struct diff_vals {
+	bool present;
+	uint64_t addr;            /* lines: line address (the hottest when several merged) */
+	uint32_t nmerged;         /* lines of this session under the key */
+	uint64_t records, loads, stores, hitm, lcl_hitm, rmt_hitm;
+	double lat;               /* average load latency, cycles */
+	double hitm_per_s, hitm_per_ksample, records_per_s;
+	enum layout_verdict verdict;
+};
+
+struct diff_line_row {
+	char key[192];            /* "global_conn+0x0", "struct conn+0x40", "0x7ffd..." */
+	char how[8];              /* "symbol", "type", "addr" */
+	enum diff_status status;
+	struct diff_vals b, a;
+};
+
+struct diff_member_row {
+	char type[128];
+	char member[128];
+	uint32_t depth;
+	enum diff_status status;
+	struct diff_vals b, a;
+	uint64_t off_b, off_a, size_b, size_a;
+	uint32_t line_b, line_a;  /* cache line within the object */
+	bool fs_b, fs_a;          /* flagged as false-sharing candidate */
+};
+
+struct diff_session {
+	char path[512];
+	uint64_t samples, hitm;
+	double seconds;
+};
+
+struct diff_result {
+	struct diff_session before, after;
+	struct diff_line_row *lines;
+	size_t nlines;
+	struct diff_member_row *members;  /* grouped by type, before's order */
+	size_t nmembers;
+};
+
+int diff_sessions(struct store *before, struct store *after, struct diff_result *out,
+		  struct c2c_error *err);
+void diff_result_fini(struct diff_result *r);
+
+#endif /* C2C_STORE_DIFF_H */

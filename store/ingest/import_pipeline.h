@@ -1,0 +1,65 @@
+/* The import pipeline: perf.data -> reader -> symbols -> c2c
+ * classification -> store writer. Used by `c2ctui import`, and by
+ * `report FILE.data` / `open FILE.data` (which import into a temporary
+ * session first). Nothing here prints except the optional progress line
+ * (stderr, only when it is a terminal). */
+#ifndef C2C_IMPORT_PIPELINE_H
+#define C2C_IMPORT_PIPELINE_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "collector/base/error.h"
+
+/* Lets callers test for the pipeline with #ifdef. */
+#define HAVE_IMPORT_PIPELINE 1
+
+struct perfdata;
+struct store;
+
+struct import_options {
+	const char *symfs;           /* --symfs DIR (NULL: paths as recorded) */
+	const char *kallsyms;        /* --kallsyms FILE (NULL: /proc/kallsyms when
+	                                the recording was made on this host) */
+	bool no_progress;            /* never draw the progress line */
+	uint64_t batch;              /* samples per transaction (0: 500000) */
+	/* Checked between records: when it becomes non-zero the import
+	 * commits what it has and stops with -EINTR (the session is valid).
+	 * Point it at a flag a SIGINT/SIGTERM handler sets. NULL: none. */
+	volatile sig_atomic_t *stop;
+	/* The source is a generated (test) file: stored as the "generated" flag. */
+	bool generated;
+};
+
+struct import_result {
+	uint64_t records;            /* records read */
+	uint64_t samples;            /* samples stored */
+	uint64_t lock_waits;         /* lock waits stored */
+	uint64_t sideband;           /* MMAP/COMM/FORK/EXIT stored */
+	uint64_t lost;               /* samples the recording says it lost */
+	uint64_t unknown_records;    /* records skipped */
+	uint64_t bytes_dropped;      /* damaged/truncated tail not read */
+	bool truncated;              /* the data section was cut short */
+	bool interrupted;            /* stopped by opt->stop */
+	bool session_valid;          /* the output is a usable session (even on error) */
+	double seconds;              /* wall time */
+};
+
+/* Imports the perf.data at perf_data into a new session file db_path
+ * (which must not exist). Returns 0 when everything was imported. On a
+ * damaged or truncated input, or when stopped, it keeps every complete
+ * record (the session is valid and finalized, result->session_valid) and
+ * returns a negative code with one sentence naming the file in err.
+ * Other errors remove the half-written output. opt and result may be NULL. */
+int import_pipeline_file(const char *perf_data, const char *db_path, const struct import_options *opt,
+			 struct c2c_error *err);
+int import_pipeline_file_ex(const char *perf_data, const char *db_path, const struct import_options *opt,
+			    struct import_result *result, struct c2c_error *err);
+
+/* The same on an open reader and writer (the caller owns both, and
+ * finalizes the store afterwards). */
+int import_pipeline_run(struct perfdata *pd, struct store *st, const struct import_options *opt,
+			struct import_result *result, struct c2c_error *err);
+
+#endif /* C2C_IMPORT_PIPELINE_H */

@@ -1,0 +1,111 @@
+/* Types in a session: which object and member every sample touched (found
+ * from a global's DWARF variable, the sampled instruction's memory operand,
+ * a stack variable, or a type the user assigned by hand), the layouts of
+ * those types as they were in the recorded build, and the per-line verdicts
+ * (false / true / mixed sharing) built on them.
+ *
+ * Tables (additive, created on first use; docs/store-requests.md):
+ *   type_attr    (sample_id, how, type_name, object, offset, member, top, var, why)
+ *   type_layouts (type_name, size, align, source, path)
+ *   type_members (type_name, idx, name, type, offset, size, bit_offset,
+ *                 bit_size, depth, top, leaf, hole_after, align)
+ *   type_assign  (id, base, type_name, binary, created_at)
+ *
+ * Errors: negative errno + one sentence in err. Arrays returned are owned by
+ * the caller (free()); a struct layout filled here is released with
+ * layout_fini(). */
+#ifndef C2C_STORE_TYPEINFO_H
+#define C2C_STORE_TYPEINFO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collector/layout/layout.h"
+#include "collector/types/types.h"
+#include "store/store.h"
+
+struct typeinfo_opts {
+	const char *debuginfo_dir;  /* --debuginfo DIR (NULL: build-id paths only) */
+	const char *btf_path;       /* kernel types (NULL: /sys/kernel/btf/vmlinux) */
+	bool no_insn;               /* skip instruction decoding */
+};
+
+#define TYPEINFO_NR_HOW 5          /* enum types_how values */
+
+struct typeinfo_stats {
+	uint64_t samples;           /* samples with a data address */
+	uint64_t by_how[TYPEINFO_NR_HOW];
+	uint64_t heap_tried;        /* not globals: instruction decoding attempted */
+	char why[4][128];           /* most frequent reasons for unresolved samples */
+	uint64_t why_n[4];
+};
+
+/* Whether the session holds a type attribution (typeinfo_attribute ran). */
+bool typeinfo_present(struct store *st);
+
+/* (Re)computes type_attr for every sample of a writable session. Keeps the
+ * manual assignments (they are applied last and win). */
+int typeinfo_attribute(struct store *st, const struct typeinfo_opts *o, struct typeinfo_stats *out,
+		       struct c2c_error *err);
+/* Assigns type_name to the object starting at data address base (binary:
+ * where to find the type; NULL searches the session's binaries, then BTF),
+ * saves the assignment and re-attributes the samples inside the object. */
+int typeinfo_assign(struct store *st, uint64_t base, const char *type_name, const char *binary,
+		    const struct typeinfo_opts *o, struct c2c_error *err);
+/* Struct names offered for manual assignment: every struct/union of the
+ * session's binaries (and BTF when kernel samples exist), sorted, unique,
+ * containing `filter` (case-insensitive; NULL = all). Caller frees *names
+ * (one block: free(*names) releases the strings too). */
+int typeinfo_struct_names(struct store *st, const struct typeinfo_opts *o, const char *filter,
+			  char ***names, size_t *n, struct c2c_error *err);
+
+/* Types with attributed samples, by HITM descending. */
+struct typeinfo_type_row {
+	char type[128];
+	uint64_t size;
+	uint64_t samples, objects, loads, stores, lcl_hitm, rmt_hitm;
+	uint64_t by_how[TYPEINFO_NR_HOW];
+};
+int typeinfo_query_types(struct store *st, struct typeinfo_type_row **rows, size_t *n,
+			 struct c2c_error *err);
+/* The type's layout as recorded, with the session's accesses accounted
+ * (statistics, lines, flags). acc/nacc (optional) receive the accesses, for
+ * layout_propose()/layout_whatif(); caller frees *acc. -ENOENT when the
+ * session has no such type. */
+int typeinfo_layout(struct store *st, const char *type, struct layout *out,
+		    struct layout_access **acc, size_t *nacc, struct c2c_error *err);
+
+/* Members touched on one line (line address as in store_line_row.addr). */
+struct typeinfo_member_row {
+	char type[128];
+	char member[192];
+	uint64_t line_offset;       /* first byte touched, from the line start */
+	uint64_t loads, stores, lcl_hitm, rmt_hitm;
+	uint32_t nr_threads;
+	uint32_t how_mask;          /* bit n: enum types_how n was used */
+};
+int typeinfo_line_members(struct store *st, uint64_t line_addr, struct typeinfo_member_row **rows,
+			  size_t *n, struct c2c_error *err);
+
+/* The attributed object covering most samples of a line: its type name and
+ * start address. -ENOENT when no sample of the line was attributed. */
+int typeinfo_line_object(struct store *st, uint64_t line_addr, char *type, size_t len,
+			 uint64_t *object);
+
+/* The verdict of one line: keys are members when samples were attributed,
+ * else byte offsets. */
+int typeinfo_line_verdict(struct store *st, uint64_t line_addr, struct layout_verdict_info *out,
+			  struct c2c_error *err);
+struct typeinfo_verdict_row {
+	uint64_t line_addr;
+	struct layout_verdict_info v;
+	uint64_t hitm, samples;
+	char type[128];             /* dominant attributed type ("" none) */
+	char keys[192];             /* contended members/offsets, for display */
+};
+/* Every line with samples, by HITM descending (verdict 'none' included). */
+int typeinfo_query_verdicts(struct store *st, struct typeinfo_verdict_row **rows, size_t *n,
+			    struct c2c_error *err);
+
+#endif /* C2C_STORE_TYPEINFO_H */

@@ -1,0 +1,380 @@
+/* Tracepoint decoding (libtraceevent, by field name), perf tracing-data
+ * parsing, and contention begin/end pairing. */
+#include "tests/unit/test.h"
+#include "collector/tracepoint/lockwait.h"
+#include "collector/tracepoint/tracepoint.h"
+
+#include <errno.h>
+
+/* The formats of a 6.x kernel (as in /sys/kernel/tracing/events/lock). */
+static const char fmt_begin[] =
+	"name: contention_begin\nID: 408\nformat:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+	"\tfield:void * lock_addr;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned int flags;\toffset:16;\tsize:4;\tsigned:0;\n\n"
+	"print fmt: \"%p (flags=%s)\", REC->lock_addr, __print_flags(REC->flags, \"|\", "
+	"{ (1U << 0), \"SPIN\" }, { (1U << 1), \"READ\" }, { (1U << 2), \"WRITE\" })\n";
+static const char fmt_end[] =
+	"name: contention_end\nID: 407\nformat:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+	"\tfield:void * lock_addr;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:int ret;\toffset:16;\tsize:4;\tsigned:1;\n\n"
+	"print fmt: \"%p (ret=%d)\", REC->lock_addr, REC->ret\n";
+/* A made-up kernel that put flags first: decoding must follow the format. */
+static const char fmt_begin_moved[] =
+	"name: contention_begin\nID: 77\nformat:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+	"\tfield:unsigned int flags;\toffset:8;\tsize:4;\tsigned:0;\n"
+	"\tfield:void * lock_addr;\toffset:16;\tsize:8;\tsigned:0;\n\n"
+	"print fmt: \"%p\", REC->lock_addr\n";
+
+static void put16(unsigned char *b, size_t off, uint16_t v) { memcpy(b + off, &v, 2); }
+static void put32(unsigned char *b, size_t off, uint32_t v) { memcpy(b + off, &v, 4); }
+static void put64(unsigned char *b, size_t off, uint64_t v) { memcpy(b + off, &v, 8); }
+
+static void make_begin(unsigned char *b, int32_t pid, uint64_t lock, uint32_t flags)
+{
+	memset(b, 0, 24);
+	put16(b, 0, 408);
+	put32(b, 4, (uint32_t)pid);
+	put64(b, 8, lock);
+	put32(b, 16, flags);
+}
+
+static void make_end(unsigned char *b, int32_t pid, uint64_t lock, int32_t ret)
+{
+	memset(b, 0, 24);
+	put16(b, 0, 407);
+	put32(b, 4, (uint32_t)pid);
+	put64(b, 8, lock);
+	put32(b, 16, (uint32_t)ret);
+}
+
+static struct tp_decoder *lock_decoder(void)
+{
+	struct tp_decoder *dec = tp_decoder_new(NULL);
+
+	if (!dec)
+		return NULL;
+	if (tp_decoder_add_format(dec, "lock", fmt_begin, sizeof(fmt_begin) - 1, NULL) != 408 ||
+	    tp_decoder_add_format(dec, "lock", fmt_end, sizeof(fmt_end) - 1, NULL) != 407) {
+		tp_decoder_free(dec);
+		return NULL;
+	}
+	return dec;
+}
+
+static void test_decode_contention(void)
+{
+	struct tp_decoder *dec = lock_decoder();
+	unsigned char raw[24];
+	struct tp_record rec;
+	struct c2c_error err = { 0 };
+	int rc1, rc2;
+
+	CHECK(dec != NULL);
+	CHECK_EQ_U64(tp_decoder_find(dec, "lock", "contention_end"), 407);
+	make_begin(raw, 1234, 0xffff888100a0b010ull, 0x2);
+	rc1 = tp_decode(dec, raw, sizeof(raw), &rec, &err);
+	if (rc1 == 0 && rec.kind == TP_CONTENTION_BEGIN && rec.lock_addr == 0xffff888100a0b010ull &&
+	    rec.flags == 2 && rec.common_pid == 1234 && !strcmp(rec.name, "contention_begin")) {
+		make_end(raw, 1234, 0xffff888100a0b010ull, -4);
+		rc2 = tp_decode(dec, raw, sizeof(raw), &rec, &err);
+		rc1 = rc2 == 0 && !strcmp(rec.system, "lock"); /* rec borrows dec's strings */
+		tp_decoder_free(dec);
+		CHECK(rc2 == 0);
+		CHECK(rc1);
+		CHECK(rec.kind == TP_CONTENTION_END);
+		CHECK_EQ_U64(rec.lock_addr, 0xffff888100a0b010ull);
+		CHECK(rec.ret == -4);
+		return;
+	}
+	tp_decoder_free(dec);
+	CHECK(!"begin payload decoded wrongly");
+}
+
+static void test_decode_by_name_not_offset(void)
+{
+	struct tp_decoder *dec = tp_decoder_new(NULL);
+	unsigned char raw[24] = { 0 };
+	struct tp_record rec;
+	int rc;
+
+	CHECK(dec != NULL);
+	CHECK(tp_decoder_add_format(dec, "lock", fmt_begin_moved, sizeof(fmt_begin_moved) - 1, NULL) == 77);
+	put16(raw, 0, 77);
+	put32(raw, 8, 0x21);
+	put64(raw, 16, 0xdead0040ull);
+	rc = tp_decode(dec, raw, sizeof(raw), &rec, NULL);
+	tp_decoder_free(dec);
+	CHECK(rc == 0);
+	CHECK(rec.kind == TP_CONTENTION_BEGIN);
+	CHECK_EQ_U64(rec.lock_addr, 0xdead0040ull);
+	CHECK_EQ_U64(rec.flags, 0x21);
+}
+
+static void test_decode_errors(void)
+{
+	struct tp_decoder *dec = lock_decoder();
+	unsigned char raw[24];
+	struct tp_record rec;
+	struct c2c_error err = { 0 };
+	int unknown, shortrc;
+
+	CHECK(dec != NULL);
+	make_begin(raw, 1, 0x1000, 0);
+	put16(raw, 0, 999);
+	unknown = tp_decode(dec, raw, sizeof(raw), &rec, &err);
+	make_begin(raw, 1, 0x1000, 0);
+	shortrc = tp_decode(dec, raw, 12, &rec, &err); /* lock_addr cut off */
+	tp_decoder_free(dec);
+	CHECK(unknown == -ENOENT);
+	CHECK(shortrc == -EINVAL);
+	CHECK(strstr(err.msg, "lock_addr") != NULL);
+	dec = tp_decoder_new(NULL);
+	CHECK(dec != NULL);
+	unknown = tp_decoder_add_format(dec, "lock", "garbage", 7, &err);
+	tp_decoder_free(dec);
+	CHECK(unknown < 0);
+}
+
+/* Builds a perf tracing-data blob holding the two lock formats. */
+static size_t make_tracing_data(unsigned char *b, size_t cap)
+{
+	static const char hp[] =
+		"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+		"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+		"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+		"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:1;\n";
+	size_t n = 0;
+	uint32_t u32;
+	uint64_t u64;
+
+#define PUT(p, len) do { if (n + (len) > cap) return 0; memcpy(b + n, (p), (len)); n += (len); } while (0)
+	PUT("\027\010\104tracing", 10);
+	PUT("0.6", 4);
+	PUT("\0", 1);            /* little endian */
+	PUT("\10", 1);           /* long size 8 */
+	u32 = 4096; PUT(&u32, 4);
+	PUT("header_page", 12);
+	u64 = sizeof(hp) - 1; PUT(&u64, 8); PUT(hp, sizeof(hp) - 1);
+	PUT("header_event", 13);
+	u64 = 3; PUT(&u64, 8); PUT("abc", 3);
+	u32 = 1; PUT(&u32, 4);   /* one ftrace format, skipped */
+	u64 = 5; PUT(&u64, 8); PUT("xxxxx", 5);
+	u32 = 1; PUT(&u32, 4);   /* one system */
+	PUT("lock", 5);
+	u32 = 2; PUT(&u32, 4);
+	u64 = sizeof(fmt_begin) - 1; PUT(&u64, 8); PUT(fmt_begin, sizeof(fmt_begin) - 1);
+	u64 = sizeof(fmt_end) - 1; PUT(&u64, 8); PUT(fmt_end, sizeof(fmt_end) - 1);
+	u32 = 0; PUT(&u32, 4);   /* kallsyms */
+	u32 = 0; PUT(&u32, 4);   /* printk */
+	u64 = 0; PUT(&u64, 8);   /* cmdlines */
+#undef PUT
+	return n;
+}
+
+static void test_tracing_data(void)
+{
+	static unsigned char blob[8192];
+	size_t n = make_tracing_data(blob, sizeof(blob));
+	struct tp_decoder *dec = tp_decoder_new(NULL);
+	struct c2c_error err = { 0 };
+	unsigned char raw[24];
+	struct tp_record rec;
+	int added, rc, cut;
+
+	CHECK(n > 0 && dec != NULL);
+	added = tp_decoder_load_tracing_data(dec, blob, n, &err);
+	make_end(raw, 7, 0x5000, 0);
+	rc = tp_decode(dec, raw, sizeof(raw), &rec, NULL);
+	tp_decoder_free(dec);
+	CHECK(added == 2);
+	CHECK(rc == 0 && rec.kind == TP_CONTENTION_END && rec.lock_addr == 0x5000);
+	/* Every truncation is an error, never a crash. */
+	for (size_t len = 0; len < n - 16; len += 7) {
+		dec = tp_decoder_new(NULL);
+		CHECK(dec != NULL);
+		cut = tp_decoder_load_tracing_data(dec, blob, len, &err);
+		tp_decoder_free(dec);
+		CHECK(cut < 0);
+	}
+}
+
+static struct c2c_sample tp_sample(int32_t tid, uint64_t time, const unsigned char *raw)
+{
+	return (struct c2c_sample){
+		.has = C2C_HAS_TID | C2C_HAS_TIME | C2C_HAS_RAW | C2C_HAS_CPU,
+		.pid = tid, .tid = tid, .time = time, .cpu = 1,
+		.raw = raw, .raw_size = 24,
+	};
+}
+
+static void test_pairing(void)
+{
+	struct tp_decoder *dec = lock_decoder();
+	struct lockwait_pairer *p = lockwait_new(NULL);
+	unsigned char raw[24];
+	struct lockwait w;
+	struct lockwait_stats st;
+	struct c2c_sample s;
+	uint64_t chain[4] = { (uint64_t)-128, 0xffffffff81000010ull, 0xffffffff81000020ull, 0xffffffff81000030ull };
+	int r[8];
+
+	CHECK(dec && p);
+	/* tid 10: begin (with chain), nested begin on same lock, end: one wait
+	 * timed from the first begin. */
+	make_begin(raw, 10, 0xa000, 0x20 | 0x1);
+	s = tp_sample(10, 1000, raw);
+	s.has |= C2C_HAS_CALLCHAIN;
+	s.callchain = chain;
+	s.nr_callchain = 4;
+	r[0] = lockwait_feed_raw(p, dec, &s, &w, NULL);
+	make_begin(raw, 10, 0xa000, 0x20);
+	s = tp_sample(10, 1500, raw);
+	r[1] = lockwait_feed_raw(p, dec, &s, &w, NULL);
+	/* tid 11 interleaves on another lock */
+	make_begin(raw, 11, 0xb000, 0x2);
+	s = tp_sample(11, 1600, raw);
+	r[2] = lockwait_feed_raw(p, dec, &s, &w, NULL);
+	make_end(raw, 10, 0xa000, 0);
+	s = tp_sample(10, 3000, raw);
+	r[3] = lockwait_feed_raw(p, dec, &s, &w, NULL);
+	CHECK(r[0] == 0 && r[1] == 0 && r[2] == 0 && r[3] == 1);
+	CHECK_EQ_U64(w.time, 1000);
+	CHECK_EQ_U64(w.wait_ns, 2000);
+	CHECK_EQ_U64(w.lock_addr, 0xa000);
+	CHECK_EQ_U64(w.flags, 0x21);
+	CHECK(w.tid == 10);
+	CHECK_EQ_U64(w.nr_callchain, 4);
+	CHECK_EQ_U64(w.callchain[1], 0xffffffff81000010ull);
+	/* end on tid 11 for the wrong lock: unmatched; then the right one. */
+	make_end(raw, 11, 0xc000, 0);
+	s = tp_sample(11, 3100, raw);
+	r[4] = lockwait_feed_raw(p, dec, &s, &w, NULL);
+	make_end(raw, 11, 0xb000, 0);
+	s = tp_sample(11, 3200, raw);
+	r[5] = lockwait_feed_raw(p, dec, &s, &w, NULL);
+	CHECK(r[4] == 0 && r[5] == 1);
+	CHECK_EQ_U64(w.wait_ns, 1600);
+	CHECK_EQ_U64(w.nr_callchain, 0);
+	/* an end with no begin at all, a begin replaced by another lock */
+	make_end(raw, 12, 0xd000, 0);
+	s = tp_sample(12, 4000, raw);
+	r[6] = lockwait_feed_raw(p, dec, &s, &w, NULL);
+	make_begin(raw, 13, 0xe000, 0);
+	s = tp_sample(13, 4100, raw);
+	lockwait_feed_raw(p, dec, &s, &w, NULL);
+	make_begin(raw, 13, 0xf000, 0);
+	s = tp_sample(13, 4200, raw);
+	r[7] = lockwait_feed_raw(p, dec, &s, &w, NULL);
+	lockwait_get_stats(p, &st);
+	lockwait_free(p);
+	tp_decoder_free(dec);
+	CHECK(r[6] == 0 && r[7] == 0);
+	CHECK_EQ_U64(st.begins, 5);
+	CHECK_EQ_U64(st.ends, 4);
+	CHECK_EQ_U64(st.paired, 2);
+	CHECK_EQ_U64(st.nested_begins, 1);
+	CHECK_EQ_U64(st.dropped_begins, 1);
+	CHECK_EQ_U64(st.unmatched_ends, 2);
+	CHECK_EQ_U64(st.pending, 1);
+}
+
+static void test_pairing_many_tasks(void)
+{
+	struct tp_decoder *dec = lock_decoder();
+	struct lockwait_pairer *p = lockwait_new(NULL);
+	unsigned char raw[24];
+	struct lockwait w;
+	struct lockwait_stats st;
+	struct c2c_sample s;
+	uint64_t total = 0, paired = 0;
+
+	CHECK(dec && p);
+	/* 5000 tasks wait at once (forces the table to grow), then all end. */
+	for (int32_t t = 1; t <= 5000; t++) {
+		make_begin(raw, t, 0x10000 + (uint64_t)t * 64, 0);
+		s = tp_sample(t, (uint64_t)t, raw);
+		lockwait_feed_raw(p, dec, &s, &w, NULL);
+	}
+	for (int32_t t = 5000; t >= 1; t--) {
+		make_end(raw, t, 0x10000 + (uint64_t)t * 64, 0);
+		s = tp_sample(t, 100000 + (uint64_t)t, raw);
+		if (lockwait_feed_raw(p, dec, &s, &w, NULL) == 1) {
+			paired++;
+			total += w.wait_ns;
+		}
+	}
+	lockwait_get_stats(p, &st);
+	lockwait_free(p);
+	tp_decoder_free(dec);
+	CHECK_EQ_U64(paired, 5000);
+	CHECK_EQ_U64(total, 5000ull * 100000);
+	CHECK_EQ_U64(st.pending, 0);
+}
+
+static const char *fake_names(void *ctx, uint64_t ip)
+{
+	(void)ctx;
+	switch (ip) {
+	case 1: return "_raw_spin_lock";
+	case 2: return "queued_spin_lock_slowpath";
+	case 3: return "do_mmap";
+	}
+	return NULL;
+}
+
+static void test_caller_index(void)
+{
+	uint64_t chain[] = { (uint64_t)-128, 2, 1, 3, (uint64_t)-512, 0x400000 };
+
+	CHECK(lockwait_caller_index(chain, 6, fake_names, NULL) == 3);
+	CHECK(lockwait_caller_index(chain, 6, NULL, NULL) == 1);
+	CHECK(lockwait_caller_index(chain, 1, fake_names, NULL) == -1);
+	CHECK(lockwait_is_lock_function("rwsem_down_write_slowpath"));
+	CHECK(!lockwait_is_lock_function("vm_mmap_pgoff"));
+}
+
+static void test_real_tracefs(void)
+{
+	char tracefs[256];
+	struct tp_decoder *dec;
+	struct c2c_error err = { 0 };
+	int id, missing;
+
+	if (tp_find_tracefs(tracefs, sizeof(tracefs), &err) < 0) {
+		test_skip(err.msg);
+		return;
+	}
+	dec = tp_decoder_new(NULL);
+	CHECK(dec != NULL);
+	id = tp_decoder_load_tracefs(dec, tracefs, "lock", "contention_begin", &err);
+	missing = tp_decoder_load_tracefs(dec, tracefs, "lock", "no_such_tracepoint", &err);
+	tp_decoder_free(dec);
+	if (id == -EACCES) {
+		test_skip("tracefs formats are readable by root only");
+		return;
+	}
+	if (id == -ENOENT) {
+		test_skip("this kernel has no lock:contention_begin");
+		return;
+	}
+	CHECK(id > 0);
+	CHECK(missing == -ENOENT);
+	CHECK(strstr(err.msg, "lock:no_such_tracepoint") != NULL);
+}
+
+TEST_MAIN(TEST_CASE(test_decode_contention), TEST_CASE(test_decode_by_name_not_offset),
+	  TEST_CASE(test_decode_errors), TEST_CASE(test_tracing_data), TEST_CASE(test_pairing),
+	  TEST_CASE(test_pairing_many_tasks), TEST_CASE(test_caller_index),
+	  TEST_CASE(test_real_tracefs))

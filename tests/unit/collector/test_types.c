@@ -1,0 +1,509 @@
+/* collector/types and collector/insn on real binaries: tests/types/conn.c
+ * built with -g -O2 (before and after layouts), and the kernel's BTF. */
+#include "tests/unit/test.h"
+#include "tests/unit/test_types_prog.h"
+
+#include "collector/types/insn.h"
+#include "collector/types/types.h"
+
+#include <errno.h>
+
+static struct types_db *open_prog(int after)
+{
+	const char *p = types_prog_build(after);
+	struct types_db *db = NULL;
+	struct c2c_error err = { 0 };
+
+	if (!p)
+		return NULL;
+	if (types_open_dwarf(&db, p, NULL, &err) < 0) {
+		printf("# %s\n", err.msg);
+		return NULL;
+	}
+	return db;
+}
+
+#define OPEN_OR_SKIP(db, after) \
+	struct types_db *db = open_prog(after); \
+	if (!db) { test_skip("cannot build tests/types/conn.c with cc -g"); return; }
+
+static const char *path_at(struct types_db *db, uint32_t id, uint64_t off)
+{
+	static struct types_hit hit;
+	if (types_resolve(db, id, off, &hit) < 0)
+		return "(error)";
+	return hit.path;
+}
+
+static void test_struct_layout_before(void)
+{
+	OPEN_OR_SKIP(db, 0);
+	uint32_t id = types_find(db, "conn");
+	const struct types_type *t = types_get(db, id);
+	const struct types_member *m;
+	size_t n = types_members(db, id, &m);
+	char buf[128];
+
+	CHECK(id != 0 && t);
+	CHECK(t->kind == TYPES_STRUCT);
+	CHECK_EQ_U64(t->size, 88);
+	CHECK_EQ_U64(t->align, 8);
+	CHECK_EQ_U64(n, 11);
+	CHECK_STR(m[0].name, "id");
+	CHECK_STR(m[1].name, "flags");
+	CHECK_EQ_U64(m[1].bit_offset, 32);
+	CHECK_EQ_U64(m[1].bit_size, 3);
+	CHECK_STR(m[2].name, "kind");
+	CHECK_EQ_U64(m[2].bit_offset, 35);
+	CHECK_EQ_U64(m[3].bit_offset, 40);
+	CHECK(m[8].name == NULL);           /* the anonymous union */
+	CHECK_STR(m[6].name, "counter");
+	CHECK_EQ_U64(m[6].bit_offset, 0x18 * 8);
+	CHECK_STR(types_name(db, m[4].type, buf, sizeof(buf)), "const char *");
+	CHECK_STR(types_name(db, m[9].type, buf, sizeof(buf)), "int[4]");
+	CHECK_STR(types_name(db, id, buf, sizeof(buf)), "struct conn");
+	CHECK(types_find(db, "struct conn") == id);
+	CHECK(types_find(db, "union conn") == 0);
+	CHECK(types_find(db, "no_such_struct") == 0);
+	types_free(db);
+}
+
+static void test_struct_layout_after(void)
+{
+	OPEN_OR_SKIP(db, 1);
+	uint32_t id = types_find(db, "conn");
+	const struct types_type *t = types_get(db, id);
+
+	CHECK(t && t->kind == TYPES_STRUCT);
+	CHECK_EQ_U64(t->size, 192);
+	CHECK_EQ_U64(t->align, 64);     /* DW_AT_alignment on counter */
+	CHECK_STR(path_at(db, id, 128), "counter");
+	CHECK_STR(path_at(db, id, 0x40 - 1), "slots[3]");
+	CHECK_STR(path_at(db, id, 100), "<hole>");   /* padding before counter */
+	CHECK_STR(path_at(db, id, 72), "config[1]");
+	CHECK_STR(path_at(db, id, 0x20), "st.misses");
+	types_free(db);
+}
+
+static void test_member_paths(void)
+{
+	OPEN_OR_SKIP(db, 0);
+	uint32_t id = types_find(db, "conn");
+	struct types_hit hit;
+
+	CHECK_STR(path_at(db, id, 0), "id");
+	CHECK_STR(path_at(db, id, 3), "id");
+	CHECK_STR(path_at(db, id, 4), "flags");        /* first bitfield in the byte */
+	CHECK_STR(path_at(db, id, 5), "prio");
+	CHECK_STR(path_at(db, id, 6), "<hole>");
+	CHECK_STR(path_at(db, id, 0x10), "limit");
+	CHECK_STR(path_at(db, id, 0x18), "counter");
+	CHECK_STR(path_at(db, id, 0x20), "st.hits");
+	CHECK_STR(path_at(db, id, 0x2f), "st.misses");
+	CHECK_STR(path_at(db, id, 0x30), "fd");         /* anonymous union: no component */
+	CHECK_STR(path_at(db, id, 0x34), "handle");
+	CHECK_STR(path_at(db, id, 0x40), "slots[2]");
+	CHECK_STR(path_at(db, id, 0x43), "slots[2]");
+	CHECK_STR(path_at(db, id, 0x50), "config[1]");
+	CHECK(types_resolve(db, id, 88, &hit) == -ERANGE);
+	CHECK(types_resolve(db, id, 0x24, &hit) == 0);
+	CHECK_EQ_U64(hit.member_offset, 0x20);
+	CHECK_EQ_U64(hit.member_size, 8);
+	CHECK_EQ_U64(hit.top_index, 7);
+	CHECK(types_resolve(db, id, 5, &hit) == 0);
+	CHECK_EQ_U64(hit.bit_size, 8);
+	CHECK_EQ_U64(hit.bit_offset, 0);
+	CHECK_EQ_U64(hit.member_offset, 5);
+	types_free(db);
+}
+
+static void test_globals(void)
+{
+	OPEN_OR_SKIP(db, 0);
+	const char *p = types_prog_build(0);
+	uint64_t g = types_prog_sym(p, "global_conn", NULL);
+	uint64_t tab = types_prog_sym(p, "conn_table", NULL);
+	uint32_t type;
+	uint64_t start;
+	const char *name;
+	struct types_attr a;
+
+	CHECK(g && tab);
+	CHECK(types_var_at(db, g + 0x18, &type, &start, &name) == 0);
+	CHECK_EQ_U64(start, g);
+	CHECK_STR(name, "global_conn");
+	CHECK_STR(path_at(db, type, 0x18), "counter");
+	CHECK(types_var_at(db, tab + 2 * 88 + 0x20, &type, &start, &name) == 0);
+	CHECK_STR(name, "conn_table");
+	CHECK_STR(path_at(db, type, 2 * 88 + 0x20), "[2].st.hits");
+	CHECK(types_var_by_name(db, "global_conn", &type, &start) == 0);
+	CHECK_EQ_U64(start, g);
+	/* Through the attribution entry point, with a runtime address. */
+	CHECK(types_attribute(db, NULL, 0, 0x7f0000001018, true, g + 0x18, &a) == 0);
+	CHECK(a.how == TYPES_HOW_GLOBAL);
+	CHECK_STR(a.hit.path, "counter");
+	CHECK_EQ_U64(a.object, 0x7f0000001000);
+	types_free(db);
+}
+
+struct heap_case {
+	const char *fn;
+	int nth;
+	const char *path;
+	int is_store;
+};
+
+/* Heap objects: each accessor's real memory instruction, decoded, matched
+ * against the DWARF location of the pointer parameter live in its base
+ * register. */
+static void test_heap_insn(void)
+{
+	OPEN_OR_SKIP(db, 0);
+	const char *p = types_prog_build(0);
+	struct insn_decoder *dec;
+	static const struct heap_case cases[] = {
+		{ "conn_bump", 0, "counter", 1 },
+		{ "conn_read_limit", 0, "limit", 0 },
+		{ "conn_read_slot", 0, "slots[2]", 0 },
+		{ "conn_hits", 0, "st.hits", 0 },
+		{ "conn_set_kind", 0, "flags", 0 },   /* movzbl 4(%rdi): the bitfield byte */
+	};
+	char tbuf[64];
+
+	CHECK(insn_decoder_new(&dec, insn_arch_from_elf(types_machine(db)), NULL) == 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t pc = types_prog_mem_insn(p, cases[i].fn, cases[i].nth);
+		struct types_attr a;
+		CHECK(pc != 0);
+		CHECK(types_attribute(db, dec, pc, 0x5000 + 0x100, false, 0, &a) == 0);
+		if (a.how != TYPES_HOW_INSN)
+			printf("# %s: %s\n", cases[i].fn, a.why);
+		CHECK(a.how == TYPES_HOW_INSN);
+		CHECK_STR(a.hit.path, cases[i].path);
+		CHECK_STR(types_name(db, a.type, tbuf, sizeof(tbuf)), "struct conn");
+		CHECK_STR(a.var, "c");
+		CHECK_EQ_U64(a.object, 0x5100 - a.offset);
+	}
+	insn_decoder_free(dec);
+	types_free(db);
+}
+
+static void test_insn_decode(void)
+{
+	struct insn_decoder *dec;
+	struct insn_mem m;
+	/* addq $0x1,0x40(%rdi) */
+	static const uint8_t addq[] = { 0x48, 0x83, 0x47, 0x40, 0x01 };
+	/* mov 0x10(%rdi),%rax */
+	static const uint8_t mov[] = { 0x48, 0x8b, 0x47, 0x10 };
+	/* mov 0x8(%rbx,%rcx,4),%eax */
+	static const uint8_t sib[] = { 0x8b, 0x44, 0x8b, 0x08 };
+	/* addq $1, 0x2f18(%rip) */
+	static const uint8_t rip[] = { 0x48, 0x83, 0x05, 0x18, 0x2f, 0x00, 0x00, 0x01 };
+	/* lea 0x10(%rdi),%rax */
+	static const uint8_t lea[] = { 0x48, 0x8d, 0x47, 0x10 };
+	/* arm64: ldr x0, [x1, #16] ; str w2, [sp, #8] */
+	static const uint8_t ldr[] = { 0x20, 0x08, 0x40, 0xf9 };
+	static const uint8_t str[] = { 0xe2, 0x0b, 0x00, 0xb9 };
+
+	CHECK(insn_decoder_new(&dec, INSN_X86_64, NULL) == 0);
+	CHECK(insn_decode_mem(dec, addq, sizeof(addq), 0x1250, &m) == 0);
+	CHECK(m.base == 5 && m.index == -1 && m.disp == 0x40 && m.is_store && m.size == 8);
+	CHECK_EQ_U64(m.length, 5);
+	CHECK_STR(insn_reg_name(dec, m.base), "rdi");
+	CHECK(insn_decode_mem(dec, mov, sizeof(mov), 0, &m) == 0);
+	CHECK(m.base == 5 && m.disp == 0x10 && !m.is_store);
+	CHECK(insn_decode_mem(dec, sib, sizeof(sib), 0, &m) == 0);
+	CHECK(m.base == 3 && m.index == 2 && m.scale == 4 && m.disp == 8);
+	CHECK(insn_decode_mem(dec, rip, sizeof(rip), 0x12e0, &m) == 0);
+	CHECK(m.pc_relative);
+	CHECK_EQ_U64(m.target, 0x4200);
+	CHECK(insn_decode_mem(dec, lea, sizeof(lea), 0, &m) == -ENOENT);
+	CHECK(insn_decode_mem(dec, (const uint8_t *)"\xff", 1, 0, &m) == -EINVAL);
+	insn_decoder_free(dec);
+
+	CHECK(insn_decoder_new(&dec, INSN_ARM64, NULL) == 0);
+	CHECK(insn_decode_mem(dec, ldr, sizeof(ldr), 0, &m) == 0);
+	CHECK(m.base == 1 && m.disp == 16 && !m.is_store);
+	CHECK(insn_decode_mem(dec, str, sizeof(str), 0, &m) == 0);
+	CHECK(m.base == 31 && m.disp == 8 && m.is_store);
+	CHECK_STR(insn_reg_name(dec, m.base), "sp");
+	insn_decoder_free(dec);
+}
+
+/* Stack objects: the local is addressed off %rsp; its location is
+ * DW_OP_fbreg with the CFA as frame base, so the CFI gives rsp's offset. */
+static void test_stack_insn(void)
+{
+	OPEN_OR_SKIP(db, 0);
+	const char *p = types_prog_build(0);
+	struct insn_decoder *dec;
+	int found = 0;
+
+	CHECK(insn_decoder_new(&dec, INSN_X86_64, NULL) == 0);
+	for (int k = 0; k < 4; k++) {
+		uint64_t pc = types_prog_mem_insn(p, "conn_on_stack", k);
+		struct types_attr a;
+		if (!pc)
+			break;
+		CHECK(types_attribute(db, dec, pc, 0x7ffd0000, false, 0, &a) == 0);
+		if (a.how != TYPES_HOW_STACK) {
+			printf("# conn_on_stack insn %d: %s (%s)\n", k, a.why, a.insn);
+			continue;
+		}
+		CHECK_STR(a.var, "local");
+		CHECK(!strcmp(a.hit.path, "counter") || !strcmp(a.hit.path, "limit"));
+		found++;
+	}
+	CHECK(found >= 2);
+	insn_decoder_free(dec);
+	types_free(db);
+}
+
+/* A pointer loaded from memory into a scratch register: tracked from the
+ * load `mov (%rdi),%rax` (rdi holds `struct conn **pc`) to the access. */
+static void test_tracked_through_load(void)
+{
+	OPEN_OR_SKIP(db, 0);
+	const char *p = types_prog_build(0);
+	struct insn_decoder *dec;
+	uint64_t pc = types_prog_mem_insn(p, "conn_bump_indirect", 1);
+	struct types_attr a;
+
+	CHECK(pc);
+	CHECK(insn_decoder_new(&dec, INSN_X86_64, NULL) == 0);
+	CHECK(types_attribute(db, dec, pc, 0x5018, false, 0, &a) == 0);
+	if (a.how != TYPES_HOW_INSN)
+		printf("# %s\n", a.why);
+	CHECK(a.how == TYPES_HOW_INSN);
+	CHECK_STR(a.hit.path, "counter");
+	CHECK_STR(a.var, "(rax, tracked)");
+	CHECK_EQ_U64(a.object, 0x5000);
+	insn_decoder_free(dec);
+	types_free(db);
+}
+
+/* An integer used as an address: the register holds a variable, but not a
+ * pointer; the answer says so. */
+static void test_unresolved_integer(void)
+{
+	OPEN_OR_SKIP(db, 0);
+	const char *p = types_prog_build(0);
+	struct insn_decoder *dec;
+	uint64_t pc = types_prog_mem_insn(p, "conn_bump_raw", 0);
+	struct types_attr a;
+
+	CHECK(pc);
+	CHECK(insn_decoder_new(&dec, INSN_X86_64, NULL) == 0);
+	CHECK(types_attribute(db, dec, pc, 0x5018, false, 0, &a) == 0);
+	CHECK(a.how == TYPES_HOW_NONE);
+	CHECK(strstr(a.why, "not a pointer") != NULL);
+	CHECK(strstr(a.why, "rdi") != NULL);
+	insn_decoder_free(dec);
+	types_free(db);
+}
+
+/* -O0 code keeps pointers on the stack and reloads them into scratch
+ * registers before every access: tracked through the stack variable. */
+static void test_O0_tracking(void)
+{
+	char bin[600], cmd[1500];
+	const char *top = getenv("C2C_TOP");
+	struct types_db *db = NULL;
+	struct insn_decoder *dec;
+	int resolved = 0;
+
+	snprintf(bin, sizeof(bin), "%s/conn_O0", test_tmpdir());
+	snprintf(cmd, sizeof(cmd), "cc -g -O0 -o '%s' '%s/tests/types/conn.c' 2>/dev/null", bin,
+		 top ? top : ".");
+	if (system(cmd) != 0) {
+		test_skip("cannot build tests/types/conn.c with cc -g -O0");
+		return;
+	}
+	CHECK(types_open_dwarf(&db, bin, NULL, NULL) == 0);
+	CHECK(insn_decoder_new(&dec, INSN_X86_64, NULL) == 0);
+	for (int k = 0; k < 8; k++) {
+		uint64_t pc = types_prog_mem_insn(bin, "conn_bump", k);
+		struct types_attr a;
+		if (!pc)
+			break;
+		CHECK(types_attribute(db, dec, pc, 0x7000, false, 0, &a) == 0);
+		/* the accesses through the reloaded pointer, not the spill of c */
+		if (a.how == TYPES_HOW_INSN) {
+			CHECK_STR(a.hit.path, "counter");
+			CHECK_STR(types_name(db, a.type, a.insn, sizeof(a.insn)), "struct conn");
+			resolved++;
+		}
+	}
+	CHECK(resolved >= 1);
+	insn_decoder_free(dec);
+	types_free(db);
+}
+
+struct count_ctx {
+	int n;
+	int saw_conn;
+};
+
+static int count_struct(void *vctx, const char *name, uint32_t id)
+{
+	struct count_ctx *c = vctx;
+	(void)id;
+	c->n++;
+	if (!strcmp(name, "conn"))
+		c->saw_conn++;
+	return 0;
+}
+
+static void test_struct_list(void)
+{
+	OPEN_OR_SKIP(db, 0);
+	struct count_ctx c = { 0, 0 };
+
+	CHECK(types_each_struct(db, count_struct, &c) == 0);
+	CHECK(c.saw_conn == 1);
+	CHECK(c.n >= 2);    /* conn, stats (+ libc's when present) */
+	types_free(db);
+}
+
+static void test_missing_debug(void)
+{
+	struct types_db *db = NULL;
+	struct c2c_error err = { 0 };
+	char path[512], cmd[1200];
+
+	snprintf(path, sizeof(path), "%s/nodebug", test_tmpdir());
+	snprintf(cmd, sizeof(cmd), "printf 'int main(void){return 0;}' | cc -x c -O2 -o '%s' - 2>/dev/null"
+		 " && strip '%s'", path, path);
+	if (system(cmd) != 0) {
+		test_skip("cannot build a stripped binary");
+		return;
+	}
+	CHECK(types_open_dwarf(&db, path, test_tmpdir(), &err) == -ENOENT);
+	CHECK(db == NULL);
+	CHECK(strstr(err.msg, "no debug info") != NULL);
+	CHECK(types_open_dwarf(&db, "/nonexistent", NULL, &err) < 0);
+}
+
+/* Separate debug file found by build-id under --debuginfo DIR. */
+static void test_separate_debug(void)
+{
+	const char *p = types_prog_build(0);
+	char dir[512], cmd[3000], stripped[600];
+	struct types_db *db = NULL;
+	struct c2c_error err = { 0 };
+
+	if (!p || system("command -v objcopy >/dev/null") != 0) {
+		test_skip("needs cc and objcopy");
+		return;
+	}
+	snprintf(dir, sizeof(dir), "%s/dbg", test_tmpdir());
+	snprintf(stripped, sizeof(stripped), "%s/conn_stripped", test_tmpdir());
+	snprintf(cmd, sizeof(cmd),
+		 "set -e; id=$(readelf -n '%s' | sed -n 's/.*Build ID: //p'); "
+		 "mkdir -p '%s/.build-id/'${id%%${id#??}}; "
+		 "objcopy --only-keep-debug '%s' '%s/.build-id/'${id%%${id#??}}/${id#??}.debug; "
+		 "objcopy --strip-debug '%s' '%s'",
+		 p, dir, p, dir, p, stripped);
+	if (system(cmd) != 0) {
+		test_skip("could not split debug info");
+		return;
+	}
+	CHECK(types_open_dwarf(&db, stripped, dir, &err) == 0);
+	CHECK(strstr(types_path(db), "/.build-id/") != NULL);
+	CHECK(types_get(db, types_find(db, "conn"))->size == 88);
+	{
+		/* Code bytes still come from the stripped binary itself. */
+		uint64_t pc = types_prog_mem_insn(stripped, "conn_bump", 0);
+		uint8_t b[4];
+		CHECK(pc);
+		CHECK(types_read_code(db, pc, b, sizeof(b)) == 4);
+		CHECK(b[0] == 0x48 && b[1] == 0x83);
+	}
+	types_free(db);
+}
+
+/* The kernel's BTF: lay out struct task_group by name. */
+static void test_kernel_btf(void)
+{
+	struct types_db *db = NULL;
+	struct c2c_error err = { 0 };
+	uint32_t id;
+	const struct types_type *t;
+	const struct types_member *m;
+	size_t n;
+	int named = 0;
+
+	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
+		test_skip("no /sys/kernel/btf/vmlinux");
+		return;
+	}
+	CHECK(types_open_btf(&db, NULL, &err) == 0);
+	CHECK(types_source(db) == TYPES_SRC_BTF);
+	id = types_find(db, "task_group");
+	t = types_get(db, id);
+	CHECK(id && t && t->kind == TYPES_STRUCT && t->size > 64);
+	n = types_members(db, id, &m);
+	CHECK(n > 3);
+	CHECK_STR(m[0].name, "css");
+	for (size_t i = 0; i < n; i++) {
+		struct types_hit hit;
+		const struct types_type *mt = types_get(db, m[i].type);
+		if (!m[i].name || m[i].bit_size || !mt || !mt->size)
+			continue;
+		CHECK(types_resolve(db, id, m[i].bit_offset / 8, &hit) == 0);
+		if (strncmp(hit.path, m[i].name, strlen(m[i].name)))
+			printf("# member %s resolved as %s\n", m[i].name, hit.path);
+		/* the path starts with the member's own name */
+		CHECK(!strncmp(hit.path, m[i].name, strlen(m[i].name)));
+		CHECK_EQ_U64(hit.top_index, i);
+		named++;
+	}
+	CHECK(named > 3);
+	/* nested: task_struct.se.avg.load_avg exists on every CFS kernel */
+	{
+		uint32_t ts = types_find(db, "task_struct");
+		const struct types_member *tm;
+		size_t tn = types_members(db, ts, &tm);
+		uint64_t se_off = 0, avg_off = 0, la_off = 0;
+		int ok = 0;
+		for (size_t i = 0; i < tn; i++)
+			if (tm[i].name && !strcmp(tm[i].name, "se")) {
+				const struct types_member *sm;
+				size_t sn = types_members(db, types_strip(db, tm[i].type), &sm);
+				se_off = tm[i].bit_offset / 8;
+				for (size_t k = 0; k < sn; k++)
+					if (sm[k].name && !strcmp(sm[k].name, "avg")) {
+						const struct types_member *am;
+						size_t an = types_members(db, types_strip(db, sm[k].type), &am);
+						avg_off = sm[k].bit_offset / 8;
+						for (size_t j = 0; j < an; j++)
+							if (am[j].name && !strcmp(am[j].name, "load_avg")) {
+								la_off = am[j].bit_offset / 8;
+								ok = 1;
+							}
+					}
+			}
+		CHECK(ok);
+		CHECK_STR(path_at(db, ts, se_off + avg_off + la_off), "se.avg.load_avg");
+	}
+	types_free(db);
+	CHECK(types_open_btf(&db, "/nonexistent/btf", &err) < 0);
+}
+
+TEST_MAIN(
+	TEST_CASE(test_struct_layout_before),
+	TEST_CASE(test_struct_layout_after),
+	TEST_CASE(test_member_paths),
+	TEST_CASE(test_globals),
+	TEST_CASE(test_insn_decode),
+	TEST_CASE(test_heap_insn),
+	TEST_CASE(test_stack_insn),
+	TEST_CASE(test_tracked_through_load),
+	TEST_CASE(test_unresolved_integer),
+	TEST_CASE(test_O0_tracking),
+	TEST_CASE(test_struct_list),
+	TEST_CASE(test_missing_debug),
+	TEST_CASE(test_separate_debug),
+	TEST_CASE(test_kernel_btf),
+)

@@ -1,0 +1,133 @@
+/* `c2ctui import perf.data -o S.db`: converts a perf recording (perf c2c
+ * record, perf mem record, software events, tracepoints) into a session
+ * file through the import pipeline. SIGINT/SIGTERM stop it cleanly: what
+ * was read is committed and the session stays valid. */
+#include "tui/cmd/commands.h"
+#include "store/ingest/import_pipeline.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: c2ctui import [-i] perf.data -o S.db [options]\n"
+		"  -i, --input FILE     the perf.data to import (or give it as the argument)\n"
+		"  -o, --output FILE    the session file to create (must not exist)\n"
+		"      --symfs DIR      look for binaries under DIR (like perf --symfs)\n"
+		"  -k, --kallsyms FILE  kernel symbols (default: /proc/kallsyms when recorded on this host)\n"
+		"      --batch N        samples per transaction (default 16000000)\n"
+		"  -q, --quiet          no progress line and no summary\n"
+		"  -h, --help           this text\n");
+}
+
+int cmd_import(int argc, char **argv)
+{
+	enum { OPT_SYMFS = 256, OPT_BATCH };
+	static const struct option longopts[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "symfs", required_argument, NULL, OPT_SYMFS },
+		{ "kallsyms", required_argument, NULL, 'k' },
+		{ "batch", required_argument, NULL, OPT_BATCH },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct import_options opt = { 0 };
+	struct import_result res;
+	struct c2c_error err = { 0 };
+	const char *input = NULL, *output = NULL;
+	bool quiet = false;
+	int c, r;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "i:o:k:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			input = optarg;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case OPT_SYMFS:
+			opt.symfs = optarg;
+			break;
+		case 'k':
+			opt.kallsyms = optarg;
+			break;
+		case OPT_BATCH: {
+			char *end;
+			errno = 0;
+			unsigned long long v = strtoull(optarg, &end, 10);
+			if (errno || *end || v == 0) {
+				fprintf(stderr, "c2ctui import: --batch needs a positive number, not '%s'\n", optarg);
+				return 2;
+			}
+			opt.batch = v;
+			break;
+		}
+		case 'q':
+			quiet = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc && !input)
+		input = argv[optind++];
+	if (optind < argc) {
+		fprintf(stderr, "c2ctui import: unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	if (!input || !output) {
+		fprintf(stderr, "c2ctui import: %s\n", !input ? "which perf.data? (c2ctui import perf.data -o S.db)"
+							     : "where to? give the session file with -o S.db");
+		return 2;
+	}
+	opt.no_progress = quiet;
+	opt.stop = &stop_flag;
+
+	struct sigaction sa, old_int, old_term;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	r = import_pipeline_file_ex(input, output, &opt, &res, &err);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+
+	if (r < 0) {
+		/* One line; when the input was damaged or the import stopped,
+		 * it also says that the session holds what was read. */
+		if (res.session_valid)
+			fprintf(stderr, "c2ctui import: %s; %s is a valid session with the %" PRIu64 " samples read\n",
+				err.msg, output, res.samples);
+		else
+			fprintf(stderr, "c2ctui import: %s; no session written (%s removed)\n", err.msg, output);
+		return 1;
+	}
+	if (!quiet)
+		printf("%s -> %s: %" PRIu64 " samples, %" PRIu64 " lock waits, %" PRIu64 " side-band records%s (%.2f s)\n",
+		       input, output, res.samples, res.lock_waits, res.sideband,
+		       res.unknown_records ? ", some records skipped" : "", res.seconds);
+	return 0;
+}

@@ -1,0 +1,259 @@
+/* `c2ctui report S.db|perf.data [options]`: perf c2c report's tables without
+ * a terminal UI, as text, CSV or JSON. Options follow perf c2c report; the
+ * numbers come from store/ queries and collector/c2c/c2c.h rules only, so they
+ * equal what the TUI shows and what perf prints for the same recording. */
+#include "tui/cmd/commands.h"
+#include "tui/report/report.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: c2ctui report S.db|perf.data [options]\n"
+		"  -i, --input FILE         the session or perf.data (or give it as the argument)\n"
+		"  -d, --display MODE       tot|lcl|rmt|peer: what ranks and filters lines (perf -d)\n"
+		"      --lines N            print only the first N lines of the table\n"
+		"      --format FMT         text (default, perf's layout), csv or json\n"
+		"  -c, --coalesce KEYS      Pareto row keys: pid,tid,iaddr,dso (default iaddr)\n"
+		"      --show-all           every line, not only perf's shared lines over 0.1%%\n"
+		"  -N, --node-info          node detail in the Pareto rows (repeat for CPU lists)\n"
+		"      --double-cl          128-byte lines (adjacent-line false sharing)\n"
+		"      --full-symbols       full shared object paths\n"
+		"      --no-source          no Source:Line column\n"
+		"      --stats              only the summary sections\n"
+		"      --phys-lines         lines keyed by physical address\n"
+		"      --time FROM,TO       only samples in this window (seconds, perf clock; either may be empty)\n"
+		"  -h, --help               this text\n"
+		"  --diff BEFORE.db AFTER.db  two sessions matched side by side (see c2ctui diff)\n"
+		"  --types | --layout TYPE | --verdicts | --assign TYPE@ADDR\n"
+		"                           data types, layouts, sharing verdicts (report --types -h)\n");
+}
+
+static int parse_coalesce(const char *s, unsigned *out)
+{
+	char buf[64], *save = NULL;
+	unsigned bits = 0;
+
+	if (strlen(s) >= sizeof(buf))
+		return -1;
+	strcpy(buf, s);
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(t, "pid"))
+			bits |= STORE_COALESCE_PID;
+		else if (!strcmp(t, "tid"))
+			bits |= STORE_COALESCE_TID;
+		else if (!strcmp(t, "iaddr"))
+			bits |= STORE_COALESCE_IADDR;
+		else if (!strcmp(t, "dso"))
+			bits |= STORE_COALESCE_DSO;
+		else if (strcmp(t, "offset"))
+			return -1;
+	}
+	*out = bits;
+	return 0;
+}
+
+/* "FROM,TO" in seconds (decimals allowed) -> ns; either side may be empty. */
+static int parse_time(const char *s, uint64_t *from, uint64_t *to)
+{
+	const char *comma = strchr(s, ',');
+	char *end;
+	double a = 0, b = 0;
+
+	if (!comma)
+		return -1;
+	if (comma != s) {
+		a = strtod(s, &end);
+		if (end != comma || a < 0)
+			return -1;
+	}
+	if (comma[1]) {
+		b = strtod(comma + 1, &end);
+		if (*end || b < 0)
+			return -1;
+	}
+	*from = (uint64_t)(a * 1e9 + 0.5);
+	*to = comma[1] ? (uint64_t)(b * 1e9 + 0.5) : 0;
+	if (*to && *to <= *from)
+		return -1;
+	return 0;
+}
+
+enum {
+	OPT_LINES = 256, OPT_FORMAT, OPT_SHOW_ALL, OPT_DOUBLE_CL, OPT_FULL_SYMBOLS, OPT_NO_SOURCE,
+	OPT_STATS, OPT_PHYS_LINES, OPT_TIME, OPT_STDIO,
+};
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "display", required_argument, NULL, 'd' },
+		{ "coalesce", required_argument, NULL, 'c' },
+		{ "node-info", no_argument, NULL, 'N' },
+		{ "lines", required_argument, NULL, OPT_LINES },
+		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "show-all", no_argument, NULL, OPT_SHOW_ALL },
+		{ "double-cl", no_argument, NULL, OPT_DOUBLE_CL },
+		{ "full-symbols", no_argument, NULL, OPT_FULL_SYMBOLS },
+		{ "no-source", no_argument, NULL, OPT_NO_SOURCE },
+		{ "stats", no_argument, NULL, OPT_STATS },
+		{ "phys-lines", no_argument, NULL, OPT_PHYS_LINES },
+		{ "time", required_argument, NULL, OPT_TIME },
+		{ "stdio", no_argument, NULL, OPT_STDIO },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct report_opts o = { .display = C2C_DISPLAY_TOT, .format = REPORT_TEXT,
+				 .coalesce = STORE_COALESCE_DEFAULT };
+	const char *input = NULL;
+	struct report_input in;
+	struct report_model m;
+	struct c2c_error err = { 0 };
+	char *end;
+	int c, rc;
+
+	/* --diff and the types sections have their own front ends (cmd_diff.c,
+	 * view_layout.c); hand them the whole command line. */
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--diff"))
+			return cmd_report_diff(argc, argv);
+		if (!strcmp(argv[i], "--types") || !strcmp(argv[i], "--layout") ||
+		    !strncmp(argv[i], "--layout=", 9) || !strcmp(argv[i], "--verdicts") ||
+		    !strcmp(argv[i], "--assign") || !strncmp(argv[i], "--assign=", 9))
+			return cmd_report_types(argc, argv);
+	}
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "i:d:c:Nh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			input = optarg;
+			break;
+		case 'd':
+			rc = c2c_display_parse(optarg);
+			if (rc < 0) {
+				fprintf(stderr, "c2ctui report: unknown display '%s' (tot, lcl, rmt or peer)\n", optarg);
+				return 2;
+			}
+			o.display = (enum c2c_display)rc;
+			o.display_set = true;
+			break;
+		case 'c':
+			if (parse_coalesce(optarg, &o.coalesce) < 0) {
+				fprintf(stderr, "c2ctui report: bad coalesce keys '%s' (pid,tid,iaddr,dso)\n", optarg);
+				return 2;
+			}
+			snprintf(o.coalesce_str, sizeof(o.coalesce_str), "%s", optarg);
+			break;
+		case 'N':
+			if (o.node_info < 2)
+				o.node_info++;
+			break;
+		case OPT_LINES:
+			errno = 0;
+			o.max_lines = strtoull(optarg, &end, 10);
+			if (errno || *end || optarg[0] == '-' || !optarg[0]) {
+				fprintf(stderr, "c2ctui report: --lines wants a number, not '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case OPT_FORMAT:
+			if (!strcmp(optarg, "text"))
+				o.format = REPORT_TEXT;
+			else if (!strcmp(optarg, "csv"))
+				o.format = REPORT_CSV;
+			else if (!strcmp(optarg, "json"))
+				o.format = REPORT_JSON;
+			else {
+				fprintf(stderr, "c2ctui report: unknown format '%s' (text, csv or json)\n", optarg);
+				return 2;
+			}
+			break;
+		case OPT_SHOW_ALL:
+			o.show_all = true;
+			break;
+		case OPT_DOUBLE_CL:
+			o.double_cl = true;
+			break;
+		case OPT_FULL_SYMBOLS:
+			o.full_symbols = true;
+			break;
+		case OPT_NO_SOURCE:
+			o.no_source = true;
+			break;
+		case OPT_STATS:
+			o.stats_only = true;
+			break;
+		case OPT_PHYS_LINES:
+			o.phys_lines = true;
+			break;
+		case OPT_TIME:
+			if (parse_time(optarg, &o.time_from, &o.time_to) < 0) {
+				fprintf(stderr, "c2ctui report: --time wants FROM,TO in seconds, not '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case OPT_STDIO: /* perf's spelling; the report is always stdio */
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			fprintf(stderr, "c2ctui report: unknown option '%s'\n", argv[optind - 1]);
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		if (input || optind + 1 < argc) {
+			fprintf(stderr, "c2ctui report: one input only\n");
+			return 2;
+		}
+		input = argv[optind];
+	}
+	if (!input) {
+		usage(stderr);
+		return 2;
+	}
+
+	rc = report_input_open(&in, input, &err);
+	if (rc < 0) {
+		fprintf(stderr, "c2ctui report: %s\n", err.msg);
+		return 1;
+	}
+	rc = report_model_build(&m, in.store, input, &o, &err);
+	if (rc < 0) {
+		fprintf(stderr, "c2ctui report: %s: %s\n", input, err.msg);
+		report_model_fini(&m);
+		report_input_close(&in);
+		return 1;
+	}
+	switch (o.format) {
+	case REPORT_CSV:
+		rc = report_print_csv(&m, stdout);
+		break;
+	case REPORT_JSON:
+		rc = report_print_json(&m, stdout);
+		break;
+	case REPORT_TEXT:
+	default:
+		rc = report_print_text(&m, stdout);
+		break;
+	}
+	if (fflush(stdout) != 0)
+		rc = -1;
+	report_model_fini(&m);
+	report_input_close(&in);
+	if (rc < 0) {
+		fprintf(stderr, "c2ctui report: writing the report failed\n");
+		return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,421 @@
+/* Diff views: the matched lines of two sessions (before -> after, deltas
+ * coloured: better green, worse red), and the layout of a type in both
+ * builds side by side (Enter on a line), members aligned by name, so a
+ * member that moved to its own cache line shows its HITM gone. The rows
+ * come from store/diff/diff.h, computed once by `c2ctui diff`. */
+#include "tui/explorer/view.h"
+#include "tui/term/term.h"
+#include "tui/explorer/view_diff.h"
+#include "tui/explorer/view_layout.h"
+
+#include "store/types/typeinfo.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- matched lines ---- */
+
+enum { DC_KEY, DC_STATUS, DC_HITM_B, DC_HITM_A, DC_DELTA, DC_HS_B, DC_HS_A, DC_LD, DC_ST,
+       DC_VERDICT, DC__COUNT };
+static const struct table_col diff_cols[DC__COUNT] = {
+	[DC_KEY]     = { "Line (matched by)", 0, 18, TAL_LEFT, -1, 0 },
+	[DC_STATUS]  = { "Status", 11, 0, TAL_LEFT, -1, 0 },
+	[DC_HITM_B]  = { "Hitm b", 7, 0, TAL_RIGHT, -1, 0 },
+	[DC_HITM_A]  = { "Hitm a", 7, 0, TAL_RIGHT, -1, 0 },
+	[DC_DELTA]   = { "Chg", 6, 0, TAL_RIGHT, -1, 0 },
+	[DC_HS_B]    = { "Hitm/s b", 9, 0, TAL_RIGHT, -1, 0 },
+	[DC_HS_A]    = { "Hitm/s a", 9, 0, TAL_RIGHT, -1, 0 },
+	[DC_LD]      = { "Loads b>a", 11, 0, TAL_RIGHT, -1, 0 },
+	[DC_ST]      = { "Stores b>a", 11, 0, TAL_RIGHT, -1, 0 },
+	[DC_VERDICT] = { "Verdict b>a", 14, 0, TAL_LEFT, -1, 0 },
+};
+
+/* The view recomputes the diff on every open (refresh, or after a type was
+ * assigned by hand), so it owns its result. */
+struct diff_priv {
+	struct diff_result r;
+	bool have;
+};
+
+static const struct diff_result *result_of(struct view *v)
+{
+	struct diff_priv *p = v->priv;
+	return &p->r;
+}
+
+static int diff_open(struct view *v, struct c2c_error *err)
+{
+	struct diff_priv *p = v->priv;
+	const struct view_diff_arg *a = v->q.arg;
+	int rc;
+
+	if (!v->table.cols)
+		table_init(&v->table, diff_cols, DC__COUNT);
+	if (p->have)
+		diff_result_fini(&p->r);
+	p->have = false;
+	rc = diff_sessions(a->before, a->after, &p->r, err);
+	if (rc < 0)
+		return rc;
+	p->have = true;
+	view_table_layout(v);
+	table_set_rows(&v->table, (long)result_of(v)->nlines);
+	return 0;
+}
+
+static void num(char *buf, size_t len, const struct diff_vals *d, uint64_t x)
+{
+	if (d->present)
+		text_count(buf, len, x, 7);
+	else
+		snprintf(buf, len, "-");
+}
+
+static void diff_draw_row(struct view *v, long row, int selected)
+{
+	const struct diff_result *r = result_of(v);
+	int y = v->y + 1 + (int)(row - v->table.top);
+	struct table_cell cells[DC__COUNT];
+	char b[DC__COUNT][48], key[240];
+	const struct diff_line_row *l;
+
+	if (row < v->table.top || row >= v->table.top + v->table.height)
+		return;
+	if (row >= (long)r->nlines) {
+		term_blank(y, 0, v->w, TH_NORMAL);
+		return;
+	}
+	l = &r->lines[row];
+	memset(cells, 0, sizeof(cells));
+	snprintf(key, sizeof(key), "%s (%s)", l->key, l->how);
+	snprintf(b[DC_STATUS], sizeof(b[0]), "%s", diff_status_name(l->status));
+	num(b[DC_HITM_B], sizeof(b[0]), &l->b, l->b.hitm);
+	num(b[DC_HITM_A], sizeof(b[0]), &l->a, l->a.hitm);
+	if (l->b.present && l->a.present)
+		snprintf(b[DC_DELTA], sizeof(b[0]), "%+lld", (long long)l->a.hitm - (long long)l->b.hitm);
+	else
+		snprintf(b[DC_DELTA], sizeof(b[0]), "-");
+	if (l->b.present)
+		snprintf(b[DC_HS_B], sizeof(b[0]), "%.1f", l->b.hitm_per_s);
+	else
+		snprintf(b[DC_HS_B], sizeof(b[0]), "-");
+	if (l->a.present)
+		snprintf(b[DC_HS_A], sizeof(b[0]), "%.1f", l->a.hitm_per_s);
+	else
+		snprintf(b[DC_HS_A], sizeof(b[0]), "-");
+	snprintf(b[DC_LD], sizeof(b[0]), "%llu>%llu", (unsigned long long)l->b.loads,
+		 (unsigned long long)l->a.loads);
+	snprintf(b[DC_ST], sizeof(b[0]), "%llu>%llu", (unsigned long long)l->b.stores,
+		 (unsigned long long)l->a.stores);
+	snprintf(b[DC_VERDICT], sizeof(b[0]), "%s>%s",
+		 l->b.present ? layout_verdict_name(l->b.verdict) : "-",
+		 l->a.present ? layout_verdict_name(l->a.verdict) : "-");
+	cells[DC_KEY].text = key;
+	for (int i = 1; i < DC__COUNT; i++)
+		cells[i].text = b[i];
+	/* the change coloured by whether it is better (fewer HITM per second) */
+	if (l->b.present && l->a.present && l->a.hitm_per_s < l->b.hitm_per_s)
+		cells[DC_DELTA].elem = TH_HEAT1;
+	else if (l->a.present && (!l->b.present || l->a.hitm_per_s > l->b.hitm_per_s))
+		cells[DC_DELTA].elem = TH_HEAT4;
+	table_draw_row(&v->table, y, cells, selected);
+}
+
+static void diff_draw(struct view *v)
+{
+	view_table_draw(v);
+}
+
+static void diff_title(struct view *v, char *buf, size_t size)
+{
+	const struct diff_result *r = result_of(v);
+
+	snprintf(buf, size, "Diff: %zu lines; before %.2f s %llu HITM, after %.2f s %llu HITM "
+		 "[Enter: layout before|after, a: assign type]", r->nlines, r->before.seconds,
+		 (unsigned long long)r->before.hitm, r->after.seconds,
+		 (unsigned long long)r->after.hitm);
+}
+
+/* The type of a line: "TYPE+off" keys name it; else the attributed object
+ * on the line in either session. */
+static int line_type(struct view *v, const struct diff_line_row *l, char *type, size_t len)
+{
+	const struct view_diff_arg *a = v->q.arg;
+	uint64_t obj;
+
+	if (!strcmp(l->how, "type")) {
+		const char *plus = strrchr(l->key, '+');
+		const char *minus = strrchr(l->key, '-');
+		const char *cut = plus && (!minus || plus > minus) ? plus : minus;
+		snprintf(type, len, "%.*s", cut ? (int)(cut - l->key) : (int)strlen(l->key), l->key);
+		return 0;
+	}
+	if (l->b.present && typeinfo_line_object(a->before, l->b.addr, type, len, &obj) == 0)
+		return 0;
+	if (l->a.present && typeinfo_line_object(a->after, l->a.addr, type, len, &obj) == 0)
+		return 0;
+	return -1;
+}
+
+struct layout_arg {
+	struct view_diff_arg d;
+	char type[128];
+};
+
+/* 'a': pick the struct the selected line's object is (the before session's
+ * object when the line exists there). The base address is the attributed
+ * object's start when known, else the line's address; '/' @0xADDR in the
+ * list changes it. */
+static enum view_result assign_line(struct view *v)
+{
+	const struct diff_result *r = result_of(v);
+	const struct view_diff_arg *a = v->q.arg;
+	static struct view_assign_arg arg;
+	const struct diff_line_row *l;
+	struct view_query q;
+	char type[128];
+	uint64_t obj;
+
+	if (v->table.cursor >= (long)r->nlines)
+		return VIEW_HANDLED;
+	l = &r->lines[v->table.cursor];
+	memset(&arg, 0, sizeof(arg));
+	arg.st = l->b.present ? a->before : a->after;
+	arg.base = l->b.present ? l->b.addr : l->a.addr;
+	snprintf(arg.session, sizeof(arg.session), "%s", l->b.present ? "before" : "after");
+	if (typeinfo_line_object(arg.st, arg.base, type, sizeof(type), &obj) == 0)
+		arg.base = obj;
+	memset(&q, 0, sizeof(q));
+	q.ops = &view_assign_ops;
+	q.arg = &arg;
+	q.cpu = -1;
+	view_push(v->ex, &q);
+	return VIEW_HANDLED;
+}
+
+static enum view_result diff_action(struct view *v, enum action act)
+{
+	const struct diff_result *r = result_of(v);
+	static struct layout_arg la;   /* one layout view at a time on the stack */
+	struct view_query q;
+
+	if (act == ACT_ASSIGN)
+		return assign_line(v);
+	if (act != ACT_ENTER)
+		return VIEW_UNHANDLED;
+	if (v->table.cursor >= (long)r->nlines)
+		return VIEW_HANDLED;
+	la.d = *(const struct view_diff_arg *)v->q.arg;
+	la.d.result = r;
+	if (line_type(v, &r->lines[v->table.cursor], la.type, sizeof(la.type)) < 0) {
+		view_message(v->ex, 1, "no type is known for this line");
+		return VIEW_HANDLED;
+	}
+	memset(&q, 0, sizeof(q));
+	q.ops = &view_diff_layout_ops;
+	q.arg = &la;
+	q.cpu = -1;
+	view_push(v->ex, &q);
+	return VIEW_HANDLED;
+}
+
+static int diff_search(struct view *v, const char *text, int dir, struct c2c_error *err)
+{
+	const struct diff_result *r = result_of(v);
+	long n = (long)r->nlines;
+
+	(void)err;
+	for (long k = 1; k <= n; k++) {
+		long row = ((v->table.cursor + dir * k) % n + n) % n;
+		if (view_match(text, r->lines[row].key, 0, 0)) {
+			table_goto(&v->table, row);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static void diff_close(struct view *v)
+{
+	struct diff_priv *p = v->priv;
+
+	if (p->have)
+		diff_result_fini(&p->r);
+	p->have = false;
+}
+
+const struct view_ops view_diff_ops = {
+	.name = "diff",
+	.priv_size = sizeof(struct diff_priv),
+	.open = diff_open,
+	.close = diff_close,
+	.draw = diff_draw,
+	.draw_row = diff_draw_row,
+	.action = diff_action,
+	.search = diff_search,
+	.title = diff_title,
+};
+
+/* ---- one type's layout, before | after ---- */
+
+enum { LC_MEMBER, LC_OFF_B, LC_LINE_B, LC_HITM_B, LC_FS_B, LC_SEP, LC_OFF_A, LC_LINE_A, LC_HITM_A,
+       LC_FS_A, LC_ST, LC__COUNT };
+static const struct table_col lay_cols[LC__COUNT] = {
+	[LC_MEMBER] = { "Member", 0, 14, TAL_LEFT, -1, 0 },
+	[LC_OFF_B]  = { "Off b", 6, 0, TAL_RIGHT, -1, 0 },
+	[LC_LINE_B] = { "CL b", 4, 0, TAL_RIGHT, -1, 0 },
+	[LC_HITM_B] = { "Hitm b", 7, 0, TAL_RIGHT, -1, 0 },
+	[LC_FS_B]   = { "", 3, 0, TAL_LEFT, -1, 0 },
+	[LC_SEP]    = { "|", 1, 0, TAL_LEFT, -1, 0 },
+	[LC_OFF_A]  = { "Off a", 6, 0, TAL_RIGHT, -1, 0 },
+	[LC_LINE_A] = { "CL a", 4, 0, TAL_RIGHT, -1, 0 },
+	[LC_HITM_A] = { "Hitm a", 7, 0, TAL_RIGHT, -1, 0 },
+	[LC_FS_A]   = { "", 3, 0, TAL_LEFT, -1, 0 },
+	[LC_ST]     = { "Stores b>a", 11, 0, TAL_RIGHT, -1, 0 },
+};
+
+struct lay_priv {
+	const struct diff_member_row **rows;
+	size_t n;
+};
+
+static int lay_open(struct view *v, struct c2c_error *err)
+{
+	struct lay_priv *p = v->priv;
+	const struct layout_arg *la = v->q.arg;
+	const struct diff_result *r = la->d.result;
+
+	if (!v->table.cols)
+		table_init(&v->table, lay_cols, LC__COUNT);
+	free(p->rows);
+	p->n = 0;
+	p->rows = calloc(r->nmembers ? r->nmembers : 1, sizeof(*p->rows));
+	if (!p->rows)
+		return c2c_error_set(err, -12, "out of memory");
+	for (size_t i = 0; i < r->nmembers; i++)
+		if (!strcmp(r->members[i].type, la->type))
+			p->rows[p->n++] = &r->members[i];
+	view_table_layout(v);
+	table_set_rows(&v->table, (long)p->n);
+	return 0;
+}
+
+static void lay_close(struct view *v)
+{
+	struct lay_priv *p = v->priv;
+	free(p->rows);
+	p->rows = NULL;
+}
+
+static void lay_draw_row(struct view *v, long row, int selected)
+{
+	struct lay_priv *p = v->priv;
+	int y = v->y + 1 + (int)(row - v->table.top);
+	struct table_cell cells[LC__COUNT];
+	char b[LC__COUNT][48], name[160];
+	const struct diff_member_row *m;
+
+	if (row < v->table.top || row >= v->table.top + v->table.height)
+		return;
+	if (row >= (long)p->n) {
+		term_blank(y, 0, v->w, TH_NORMAL);
+		return;
+	}
+	m = p->rows[row];
+	memset(cells, 0, sizeof(cells));
+	memset(b, 0, sizeof(b));
+	snprintf(name, sizeof(name), "%*s%s", (int)(2 * m->depth), "", m->member);
+	if (m->b.present) {
+		snprintf(b[LC_OFF_B], sizeof(b[0]), "%llu", (unsigned long long)m->off_b);
+		snprintf(b[LC_LINE_B], sizeof(b[0]), "%u", m->line_b);
+		text_count(b[LC_HITM_B], sizeof(b[0]), m->b.hitm, 7);
+		snprintf(b[LC_FS_B], sizeof(b[0]), "%s", m->fs_b ? "FS" : "");
+	}
+	if (m->a.present) {
+		snprintf(b[LC_OFF_A], sizeof(b[0]), "%llu", (unsigned long long)m->off_a);
+		snprintf(b[LC_LINE_A], sizeof(b[0]), "%u", m->line_a);
+		text_count(b[LC_HITM_A], sizeof(b[0]), m->a.hitm, 7);
+		snprintf(b[LC_FS_A], sizeof(b[0]), "%s", m->fs_a ? "FS" : "");
+	}
+	snprintf(b[LC_SEP], sizeof(b[0]), "|");
+	snprintf(b[LC_ST], sizeof(b[0]), "%llu>%llu", (unsigned long long)m->b.stores,
+		 (unsigned long long)m->a.stores);
+	cells[LC_MEMBER].text = name;
+	for (int i = 1; i < LC__COUNT; i++)
+		cells[i].text = b[i];
+	if (m->fs_b)
+		cells[LC_FS_B].elem = TH_HEAT4;
+	if (m->fs_a)
+		cells[LC_FS_A].elem = TH_HEAT4;
+	/* a member that changed cache line, highlighted on the after side */
+	if (m->b.present && m->a.present && m->line_a != m->line_b)
+		cells[LC_LINE_A].elem = TH_HEAT2;
+	if (m->b.hitm && m->a.present && m->a.hitm < m->b.hitm)
+		cells[LC_HITM_A].elem = TH_HEAT1;
+	table_draw_row(&v->table, y, cells, selected);
+}
+
+static void lay_draw(struct view *v)
+{
+	view_table_draw(v);
+}
+
+static void lay_title(struct view *v, char *buf, size_t size)
+{
+	struct lay_priv *p = v->priv;
+	const struct layout_arg *la = v->q.arg;
+
+	snprintf(buf, size, "Layout of %s: before | after, %zu members aligned by name "
+		 "(CL: cache line, FS: false-sharing candidate) [Enter: before, Tab: after]",
+		 la->type, p->n);
+}
+
+/* Enter: the before build's layout of the type with its statistics, flags
+ * and proposal; Tab: the after build's. */
+static enum view_result lay_action(struct view *v, enum action act)
+{
+	const struct layout_arg *la = v->q.arg;
+	static struct view_layout_arg one;
+	struct view_query q;
+
+	if (act != ACT_ENTER && act != ACT_PANE)
+		return VIEW_UNHANDLED;
+	one.st = act == ACT_ENTER ? la->d.before : la->d.after;
+	snprintf(one.type, sizeof(one.type), "%s", la->type);
+	memset(&q, 0, sizeof(q));
+	q.ops = &view_layout_ops;
+	q.arg = &one;
+	q.cpu = -1;
+	view_push(v->ex, &q);
+	return VIEW_HANDLED;
+}
+
+static int lay_search(struct view *v, const char *text, int dir, struct c2c_error *err)
+{
+	struct lay_priv *p = v->priv;
+	long n = (long)p->n;
+
+	(void)err;
+	for (long k = 1; k <= n; k++) {
+		long row = ((v->table.cursor + dir * k) % n + n) % n;
+		if (view_match(text, p->rows[row]->member, 0, 0)) {
+			table_goto(&v->table, row);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+const struct view_ops view_diff_layout_ops = {
+	.name = "difflayout",
+	.priv_size = sizeof(struct lay_priv),
+	.open = lay_open,
+	.close = lay_close,
+	.draw = lay_draw,
+	.draw_row = lay_draw_row,
+	.action = lay_action,
+	.search = lay_search,
+	.title = lay_title,
+};

@@ -1,0 +1,546 @@
+/* Hot lines: perf's Shared Data Cache Line Table as a sortable table. Only
+ * the visible rows are fetched (store_query_lines with a row range), so the
+ * first screen and every scroll cost one small query at any session size.
+ * Sessions with lock waits also list the lines holding waited-on locks
+ * (with their lock columns first), and every line carries its sharing
+ * verdict (false / true / mixed) from the types module. */
+#include "tui/explorer/view.h"
+#include "tui/term/term.h"
+
+#include "store/types/typeinfo.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum lines_col {
+	LC_RANK, LC_ADDR, LC_SHARE, LC_BAR, LC_HITM, LC_LCL, LC_RMT, LC_OBJECT, LC_PEER, LC_LOADS,
+	LC_STORES, LC_LAT, LC_NODE, LC_CPUS, LC_THREADS, LC_SITES, LC_LOCK, LC_WAITS, LC_VERDICT, LC__COUNT
+};
+
+/* Sort key of the verdict column: not a store sort, the view orders the
+ * whole table itself (false, mixed, true, none; HITM order within). */
+#define SORT_VERDICT 1000
+
+/* Listed by importance: narrow terminals drop columns from the right. */
+static const struct table_col lines_cols[LC__COUNT] = {
+	[LC_RANK]    = { "#", 4, 0, TAL_RIGHT, -1, 0 },
+	[LC_ADDR]    = { "Address", 18, 0, TAL_LEFT, STORE_SORT_ADDR, 0 },
+	[LC_SHARE]   = { "Share", 6, 0, TAL_RIGHT, STORE_SORT_HITM, 0 },
+	[LC_BAR]     = { "", 8, 0, TAL_LEFT, -1, 1 },
+	[LC_HITM]    = { "Hitm", 6, 0, TAL_RIGHT, STORE_SORT_TOT_HITM, 0 },
+	[LC_LCL]     = { "Lcl", 6, 0, TAL_RIGHT, STORE_SORT_LCL_HITM, 0 },
+	[LC_RMT]     = { "Rmt", 6, 0, TAL_RIGHT, STORE_SORT_RMT_HITM, 0 },
+	[LC_OBJECT]  = { "Data object", 0, 14, TAL_LEFT, STORE_SORT_SYMBOL, 0 },
+	[LC_PEER]    = { "Peer", 6, 0, TAL_RIGHT, STORE_SORT_PEER, 0 },
+	[LC_LOADS]   = { "Loads", 7, 0, TAL_RIGHT, STORE_SORT_LOADS, 0 },
+	[LC_STORES]  = { "Stores", 7, 0, TAL_RIGHT, STORE_SORT_STORES, 0 },
+	[LC_LAT]     = { "LdLat", 6, 0, TAL_RIGHT, STORE_SORT_LAT, 0 },
+	[LC_NODE]    = { "Home", 4, 0, TAL_RIGHT, -1, 0 },
+	[LC_CPUS]    = { "CPUs", 4, 0, TAL_RIGHT, STORE_SORT_CPUS, 0 },
+	[LC_THREADS] = { "Thr", 4, 0, TAL_RIGHT, STORE_SORT_THREADS, 0 },
+	[LC_SITES]   = { "Sites", 5, 0, TAL_RIGHT, STORE_SORT_SITES, 0 },
+	[LC_LOCK]    = { "LockWait", 9, 0, TAL_RIGHT, STORE_SORT_LOCK_WAIT, 0 },
+	[LC_WAITS]   = { "Waits", 6, 0, TAL_RIGHT, STORE_SORT_LOCK_WAIT, 0 },
+	[LC_VERDICT] = { "Verdict", 7, 0, TAL_LEFT, SORT_VERDICT, 0 },
+};
+
+/* Column order (by importance) of a plain session, and of one with lock
+ * waits, where the lock columns come right after the address. */
+static const int mem_order[LC__COUNT] = {
+	LC_RANK, LC_ADDR, LC_SHARE, LC_BAR, LC_HITM, LC_LCL, LC_RMT, LC_OBJECT, LC_VERDICT, LC_PEER, LC_LOADS,
+	LC_STORES, LC_LAT, LC_NODE, LC_CPUS, LC_THREADS, LC_SITES, LC_LOCK, LC_WAITS,
+};
+static const int lock_order[LC__COUNT] = {
+	LC_RANK, LC_ADDR, LC_LOCK, LC_WAITS, LC_OBJECT, LC_SHARE, LC_BAR, LC_HITM, LC_LCL, LC_RMT, LC_VERDICT,
+	LC_PEER, LC_LOADS, LC_STORES, LC_LAT, LC_NODE, LC_CPUS, LC_THREADS, LC_SITES,
+};
+static struct table_col mem_cols[LC__COUNT], lock_cols[LC__COUNT];
+
+struct lines_priv {
+	struct store_line_row *rows;   /* the visible rows only */
+	size_t nrows;
+	uint64_t first;                /* table row of rows[0] */
+	uint64_t total;
+	bool show_all;                 /* every line, not only shared ones */
+	bool locks;                    /* the session has lock waits */
+	const int *order;              /* table column -> enum lines_col */
+	/* Verdicts, computed once per view in the background (a scan of
+	 * every sample), by line address for lookups. */
+	struct typeinfo_verdict_row *verdicts;
+	size_t nverdicts;
+	bool verdicts_done;
+	struct view_job *job;
+	/* Sorting by verdict: the whole table, ordered here. */
+	struct store_line_row *all;
+	size_t nall;
+	bool all_valid;
+};
+
+static int by_addr(const void *x, const void *y)
+{
+	const struct typeinfo_verdict_row *a = x, *b = y;
+	return a->line_addr < b->line_addr ? -1 : a->line_addr > b->line_addr;
+}
+
+static const struct typeinfo_verdict_row *verdict_of(const struct lines_priv *p, uint64_t addr)
+{
+	size_t lo = 0, hi = p->nverdicts;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (p->verdicts[mid].line_addr == addr)
+			return &p->verdicts[mid];
+		if (p->verdicts[mid].line_addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* false sharing first (what a layout change fixes), then mixed, true,
+ * none, and lines without a verdict last. */
+static int verdict_rank(const struct lines_priv *p, uint64_t addr)
+{
+	const struct typeinfo_verdict_row *v = verdict_of(p, addr);
+
+	if (!v)
+		return 4;
+	switch (v->v.verdict) {
+	case LAYOUT_FALSE: return 0;
+	case LAYOUT_MIXED: return 1;
+	case LAYOUT_TRUE: return 2;
+	default: return 3;
+	}
+}
+
+static int sort_verdict(const void *x, const void *y, void *arg)
+{
+	const struct store_line_row *a = x, *b = y;
+	int ra = verdict_rank(arg, a->addr), rb = verdict_rank(arg, b->addr);
+
+	if (ra != rb)
+		return ra - rb;
+	/* The rows came in the table's HITM order: keep it. */
+	return a->rank < b->rank ? -1 : a->rank > b->rank;
+}
+
+static bool verdict_sorted(const struct view *v)
+{
+	const struct table *t = &v->table;
+	return t->sort_col >= 0 && t->cols[t->sort_col].sort_key == SORT_VERDICT;
+}
+
+static uint64_t mode_total(const struct explorer *ex)
+{
+	return view_hitm(&ex->summary.shared, ex->mode) ? view_hitm(&ex->summary.shared, ex->mode)
+							: view_hitm(&ex->summary.total, ex->mode);
+}
+
+static void lines_query(struct view *v, struct store_lines_query *q, uint64_t offset, uint64_t limit)
+{
+	struct explorer *ex = v->ex;
+	const struct table *t = &v->table;
+
+	store_lines_query_init(q);
+	q->mode = ex->mode;
+	q->filter = ex->filter;
+	q->sort = t->sort_col >= 0 && !verdict_sorted(v) ? (enum store_line_sort)t->cols[t->sort_col].sort_key
+							  : STORE_SORT_HITM;
+	q->ascending = verdict_sorted(v) ? false : !t->sort_desc;
+	q->show_all = ((struct lines_priv *)v->priv)->show_all;
+	q->with_locks = ((struct lines_priv *)v->priv)->locks;
+	q->offset = offset;
+	q->limit = limit;
+}
+
+/* The whole table in verdict order (the store cannot sort by verdict). */
+static int lines_fetch_all(struct view *v, struct c2c_error *err)
+{
+	struct lines_priv *p = v->priv;
+	struct store_lines_query q;
+	uint64_t total = 0;
+	int r;
+
+	free(p->all);
+	p->all = NULL;
+	p->nall = 0;
+	lines_query(v, &q, 0, 0);
+	r = store_query_lines(v->ex->st, &q, &p->all, &p->nall, &total, err);
+	if (r < 0)
+		return r;
+	if (p->nall)
+		qsort_r(p->all, p->nall, sizeof(*p->all), sort_verdict, p);
+	if (!v->table.sort_desc)
+		for (size_t i = 0; i < p->nall / 2; i++) {
+			struct store_line_row tmp = p->all[i];
+			p->all[i] = p->all[p->nall - 1 - i];
+			p->all[p->nall - 1 - i] = tmp;
+		}
+	for (size_t i = 0; i < p->nall; i++)
+		p->all[i].rank = i;
+	p->all_valid = true;
+	return 0;
+}
+
+static int lines_fetch(struct view *v, struct c2c_error *err)
+{
+	struct lines_priv *p = v->priv;
+	struct store_lines_query q;
+	struct store_line_row *rows = NULL;
+	size_t n = 0;
+	uint64_t total = 0;
+	int r;
+
+	if (verdict_sorted(v)) {
+		uint64_t top = (uint64_t)v->table.top, want = v->table.height > 0 ? (uint64_t)v->table.height : 1;
+		if (!p->all_valid && (r = lines_fetch_all(v, err)) < 0)
+			return r;
+		total = p->nall;
+		n = top < p->nall ? (size_t)(p->nall - top < want ? p->nall - top : want) : 0;
+		if (n && !(rows = malloc(n * sizeof(*rows))))
+			return c2c_error_set(err, -ENOMEM, "out of memory");
+		if (n)
+			memcpy(rows, p->all + top, n * sizeof(*rows));
+	} else {
+		p->all_valid = false;
+		lines_query(v, &q, (uint64_t)v->table.top, v->table.height > 0 ? (uint64_t)v->table.height : 1);
+		r = store_query_lines(v->ex->st, &q, &rows, &n, &total, err);
+		if (r < 0)
+			return r;
+	}
+	free(p->rows);
+	p->rows = rows;
+	p->nrows = n;
+	p->first = (uint64_t)v->table.top;
+	p->total = total;
+	if ((long)total != v->table.nrows) {
+		/* The table shrank or grew (filter, live data): fetch again for
+		 * the clamped page. */
+		table_set_rows(&v->table, (long)total);
+		if ((uint64_t)v->table.top != p->first)
+			return lines_fetch(v, err);
+	}
+	return 0;
+}
+
+/* The background verdict query's output, owned by the job. */
+struct verdict_args {
+	struct typeinfo_verdict_row *rows;
+	size_t n;
+};
+
+static int verdict_query(struct store *st, void *arg, struct c2c_error *err)
+{
+	struct verdict_args *a = arg;
+
+	if (typeinfo_query_verdicts(st, &a->rows, &a->n, err) < 0)
+		return -1;
+	if (a->n)
+		qsort(a->rows, a->n, sizeof(*a->rows), by_addr);
+	return 0;
+}
+
+static void verdict_args_free(void *arg)
+{
+	struct verdict_args *a = arg;
+
+	free(a->rows);
+	free(a);
+}
+
+/* The verdicts arrived: take them, and re-order when sorted by them. */
+static void lines_wake(struct view *v)
+{
+	struct lines_priv *p = v->priv;
+	struct c2c_error err = { 0 };
+	struct verdict_args *a;
+	double ms;
+
+	if (!p->job || !view_job_done(p->job))
+		return;
+	if (view_job_result(p->job, &err, &ms) < 0) {
+		view_message(v->ex, 1, "verdicts: %s", err.msg);
+	} else {
+		view_timing("verdicts_ready", ms);
+		a = view_job_arg(p->job);
+		free(p->verdicts);
+		p->verdicts = a->rows;
+		p->nverdicts = a->n;
+		a->rows = NULL;
+	}
+	view_job_release(p->job);
+	p->job = NULL;
+	p->verdicts_done = true;
+	p->all_valid = false;
+	if (verdict_sorted(v) && lines_fetch(v, &err) < 0)
+		view_message(v->ex, 1, "%s", err.msg);
+}
+
+static int col_of(const int *order, int c)
+{
+	for (int i = 0; i < LC__COUNT; i++)
+		if (order[i] == c)
+			return i;
+	return 0;
+}
+
+static int lines_open(struct view *v, struct c2c_error *err)
+{
+	struct lines_priv *p = v->priv;
+	const struct store_summary *sum = &v->ex->summary;
+
+	/* Lock waits may appear later (live): the columns follow, once (a
+	 * filter hiding them does not switch back), and a session of lock
+	 * waits alone is sorted by wait time. */
+	if (!v->table.cols || (!p->locks && sum->lock_waits > 0)) {
+		bool lock_only = sum->lock_waits && !view_hitm(&sum->total, STORE_MODE_TOT) &&
+				 !c2c_stores_total(&sum->total);
+		p->locks = sum->lock_waits > 0;
+		p->order = p->locks ? lock_order : mem_order;
+		for (int i = 0; i < LC__COUNT; i++) {
+			mem_cols[i] = lines_cols[mem_order[i]];
+			lock_cols[i] = lines_cols[lock_order[i]];
+		}
+		table_init(&v->table, p->locks ? lock_cols : mem_cols, LC__COUNT);
+		v->table.frozen = 2;   /* rank and address stay when scrolling columns */
+		v->table.sort_col = col_of(p->order, lock_only ? LC_LOCK : LC_SHARE);
+		v->table.sort_desc = 1;
+	}
+	if (!p->verdicts_done && !p->job) {
+		/* Once per view, in the background: the verdicts read every
+		 * sample, and the first screen must not wait for them. */
+		struct verdict_args *a = calloc(1, sizeof(*a));
+		if (!a)
+			return c2c_error_set(err, -ENOMEM, "out of memory");
+		p->job = view_job_start(v->ex, verdict_query, a, verdict_args_free, err);
+		if (!p->job)
+			return -1;
+	}
+	p->all_valid = false;
+	view_table_layout(v);
+	return lines_fetch(v, err);
+}
+
+static void lines_close(struct view *v)
+{
+	struct lines_priv *p = v->priv;
+
+	free(p->rows);
+	p->rows = NULL;
+	free(p->all);
+	p->all = NULL;
+	free(p->verdicts);
+	p->verdicts = NULL;
+	p->verdicts_done = false;
+	view_job_release(p->job);
+	p->job = NULL;
+}
+
+static const struct store_line_row *lines_row(struct view *v, long row)
+{
+	struct lines_priv *p = v->priv;
+
+	if (row < (long)p->first || row >= (long)(p->first + p->nrows))
+		return NULL;
+	return &p->rows[row - (long)p->first];
+}
+
+static void lines_draw_row(struct view *v, long row, int selected)
+{
+	struct explorer *ex = v->ex;
+	const struct store_line_row *r = lines_row(v, row);
+	struct lines_priv *p = v->priv;
+	const struct typeinfo_verdict_row *vr;
+	struct table_cell cells[LC__COUNT], ordered[LC__COUNT];
+	char b[LC__COUNT][300];
+	uint64_t tot = mode_total(ex), hitm;
+	double share;
+	int y = v->y + 1 + (int)(row - v->table.top);
+
+	memset(cells, 0, sizeof(cells));
+	if (!r) {
+		term_blank(y, 0, v->w, TH_NORMAL);
+		return;
+	}
+	hitm = view_hitm(&r->stats, ex->mode);
+	share = tot ? (double)hitm / (double)tot : 0.0;
+	snprintf(b[LC_RANK], sizeof(b[0]), "%" PRIu64, r->rank);
+	snprintf(b[LC_ADDR], sizeof(b[0]), "0x%" PRIx64, c2c_line_display(r->addr, v->ex->cacheline));
+	text_pct(b[LC_SHARE], sizeof(b[0]), (double)hitm, (double)tot);
+	text_count(b[LC_HITM], sizeof(b[0]), hitm, 6);
+	text_count(b[LC_LCL], sizeof(b[0]), r->stats.lcl_hitm, 6);
+	text_count(b[LC_RMT], sizeof(b[0]), r->stats.rmt_hitm, 6);
+	text_count(b[LC_PEER], sizeof(b[0]), r->stats.tot_peer, 6);
+	text_count(b[LC_LOADS], sizeof(b[0]), c2c_total_loads(&r->stats), 7);
+	text_count(b[LC_STORES], sizeof(b[0]), c2c_stores_total(&r->stats), 7);
+	snprintf(b[LC_LAT], sizeof(b[0]), "%.0f", store_lat_avg(&r->lat, STORE_LAT_LOAD));
+	if (r->home_node >= 0)
+		snprintf(b[LC_NODE], sizeof(b[0]), "%d", r->home_node);
+	else
+		snprintf(b[LC_NODE], sizeof(b[0]), "-");
+	snprintf(b[LC_CPUS], sizeof(b[0]), "%u", r->nr_cpus);
+	snprintf(b[LC_THREADS], sizeof(b[0]), "%u", r->nr_threads);
+	snprintf(b[LC_SITES], sizeof(b[0]), "%u", r->nr_sites);
+	if (r->lock_waits) {
+		snprintf(b[LC_LOCK], sizeof(b[0]), "%.3fms", (double)r->lock_wait_ns / 1e6);
+		text_count(b[LC_WAITS], sizeof(b[0]), r->lock_waits, 6);
+	} else {
+		snprintf(b[LC_LOCK], sizeof(b[0]), "-");
+		snprintf(b[LC_WAITS], sizeof(b[0]), "-");
+	}
+	vr = verdict_of(p, r->addr);
+	snprintf(b[LC_VERDICT], sizeof(b[0]), "%s", !p->verdicts_done ? "..." :
+		 !vr || vr->v.verdict == LAYOUT_NONE ? "-" : layout_verdict_name(vr->v.verdict));
+	if (r->symbol[0] && (!r->dso[0] || !strcmp(r->dso, r->symbol)))
+		snprintf(b[LC_OBJECT], sizeof(b[0]), "%s+0x%" PRIx64, r->symbol, r->symbol_offset);
+	else if (r->symbol[0])
+		snprintf(b[LC_OBJECT], sizeof(b[0]), "%s+0x%" PRIx64 " %s", r->symbol, r->symbol_offset, r->dso);
+	else if (r->dso[0])
+		snprintf(b[LC_OBJECT], sizeof(b[0]), "[%s]", r->dso);
+	else
+		snprintf(b[LC_OBJECT], sizeof(b[0]), "-");
+	b[LC_BAR][0] = 0;
+	for (int i = 0; i < LC__COUNT; i++)
+		cells[i].text = b[i];
+	cells[LC_BAR].bar = share;
+	cells[LC_BAR].heat = share;
+	cells[LC_SHARE].elem = theme_heat(share);
+	if (vr && vr->v.verdict == LAYOUT_FALSE)
+		cells[LC_VERDICT].elem = TH_HEAT4;
+	for (int i = 0; i < LC__COUNT; i++)
+		ordered[i] = cells[p->order[i]];
+	table_draw_row(&v->table, y, ordered, selected);
+}
+
+static void lines_draw(struct view *v)
+{
+	view_table_draw(v);
+}
+
+static void lines_title(struct view *v, char *buf, size_t size)
+{
+	struct lines_priv *p = v->priv;
+	const struct table *t = &v->table;
+
+	snprintf(buf, size, "%s: %" PRIu64 " shown, share of %s%s  (sort: %s %s)",
+		 p->show_all ? "All cache lines" : p->locks ? "Hot cache lines and locks" : "Hot cache lines", p->total,
+		 v->ex->mode == STORE_MODE_PEER ? "" : view_mode_name(v->ex->mode),
+		 v->ex->mode == STORE_MODE_PEER ? "peer snoops" : " HITM",
+		 t->sort_col >= 0 ? t->cols[t->sort_col].title : "-", t->sort_desc ? "desc" : "asc");
+}
+
+static enum view_result lines_action(struct view *v, enum action a)
+{
+	const struct store_line_row *r = lines_row(v, v->table.cursor);
+	struct view_query q;
+
+	if (a == ACT_SHOW_ALL) {
+		struct lines_priv *p = v->priv;
+		p->show_all = !p->show_all;
+		table_goto(&v->table, 0);
+		v->gen = v->ex->gen - 1;   /* re-query */
+		view_message(v->ex, 0, "%s", p->show_all ? "all lines (a: shared lines only)" : "shared lines only (a: all lines)");
+		return VIEW_HANDLED;
+	}
+	if (a != ACT_ENTER)
+		return VIEW_UNHANDLED;
+	if (!r)
+		return VIEW_HANDLED;
+	memset(&q, 0, sizeof(q));
+	q.ops = &view_line_ops;
+	q.line = r->addr;
+	q.cpu = -1;
+	view_push(v->ex, &q);
+	return VIEW_HANDLED;
+}
+
+static int row_matches(const struct view *v, const char *text, const struct store_line_row *r)
+{
+	return view_match(text, r->symbol, r->addr, v->ex->cacheline) || view_match(text, r->dso, 0, 0);
+}
+
+/* Scans the sorted table in chunks from the row after the cursor (before
+ * it for dir -1), wrapping once: the order searched is the order seen. */
+static int lines_search(struct view *v, const char *text, int dir, struct c2c_error *err)
+{
+	const long chunk = 512;
+	struct store_lines_query q;
+	long n = v->table.nrows, start = v->table.cursor, scanned = 0;
+	struct lines_priv *p = v->priv;
+
+	if (verdict_sorted(v)) {
+		/* The table is in memory, in the order seen. */
+		if (!p->all_valid && lines_fetch_all(v, err) < 0)
+			return -1;
+		for (long k = 1; k <= (long)p->nall; k++) {
+			long row = ((start + dir * k) % (long)p->nall + (long)p->nall) % (long)p->nall;
+			if (row_matches(v, text, &p->all[row])) {
+				table_goto(&v->table, row);
+				if (table_page_changed(&v->table) && lines_fetch(v, err) < 0)
+					return -1;
+				return 1;
+			}
+		}
+		return 0;
+	}
+	while (scanned < n) {
+		struct store_line_row *rows = NULL;
+		size_t got = 0;
+		uint64_t total = 0;
+		long lo, len;
+		int r;
+
+		if (dir > 0) {
+			lo = (start + 1 + scanned) % n;
+			len = chunk;
+			if (len > n - lo)
+				len = n - lo;
+		} else {
+			long hi = (((start - 1 - scanned) % n) + n) % n;
+			lo = hi - chunk + 1 < 0 ? 0 : hi - chunk + 1;
+			len = hi - lo + 1;
+		}
+		if (len > n - scanned) {
+			if (dir < 0)
+				lo += len - (n - scanned);
+			len = n - scanned;
+		}
+		lines_query(v, &q, (uint64_t)lo, (uint64_t)len);
+		r = store_query_lines(v->ex->st, &q, &rows, &got, &total, err);
+		if (r < 0)
+			return r;
+		for (size_t k = 0; k < got; k++) {
+			size_t i = dir > 0 ? k : got - 1 - k;
+			if (row_matches(v, text, &rows[i])) {
+				free(rows);
+				table_goto(&v->table, lo + (long)i);
+				if (table_page_changed(&v->table) && lines_fetch(v, err) < 0)
+					return -1;
+				return 1;
+			}
+		}
+		free(rows);
+		if (got == 0)
+			break;
+		scanned += (long)got;
+	}
+	return 0;
+}
+
+const struct view_ops view_lines_ops = {
+	.name = "lines",
+	.priv_size = sizeof(struct lines_priv),
+	.open = lines_open,
+	.close = lines_close,
+	.draw = lines_draw,
+	.draw_row = lines_draw_row,
+	.fetch = lines_fetch,
+	.action = lines_action,
+	.search = lines_search,
+	.title = lines_title,
+	.wake = lines_wake,
+};
