@@ -1,0 +1,284 @@
+/* `c2ctui report S.db --types | --verdicts | --layout TYPE | --assign`:
+ * the attributed types, every line's verdict with its evidence, and one
+ * type's pahole-like layout with per-member statistics, the proposed
+ * layout and its what-if, as text on stdout. */
+#include "tui/cmd/commands.h"
+#include "tui/report/layout_text.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collector/layout/layout.h"
+#include "store/types/typeinfo.h"
+
+static void print_line(void *ctx, const char *text)
+{
+	fprintf(ctx, "%s\n", text);
+}
+
+static void report_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: c2ctui report S.db --types | --layout TYPE | --verdicts [options]\n"
+		"  --types             types the samples were attributed to, with how they were found\n"
+		"  --layout TYPE       the type's layout with per-member statistics and flags, the\n"
+		"                      proposed layout and its what-if estimate\n"
+		"  --against BINARY    with --layout: replay against TYPE as laid out in BINARY instead\n"
+		"  --verdicts          every line's verdict: false / true / mixed sharing, with evidence\n"
+		"  --sort hitm|verdict with --verdicts: by HITM (default) or false, mixed, true, none\n"
+		"  --assign TYPE@ADDR  the object at ADDR is a TYPE: attribute its samples by hand\n"
+		"                      (saved in the session; every view and report uses it)\n"
+		"  --debuginfo DIR     where separate debug files are\n"
+		"  --no-attribute      use the session's attribution as it is\n");
+}
+
+static int open_attributed(const char *path, bool attribute, const char *dbgdir, struct store **out,
+			   struct c2c_error *err)
+{
+	struct store *st = NULL;
+
+	if (attribute && store_open(&st, path, STORE_OPEN_APPEND, err) == 0) {
+		if (!typeinfo_present(st)) {
+			struct typeinfo_stats ts;
+			struct typeinfo_opts o = { .debuginfo_dir = dbgdir };
+			if (typeinfo_attribute(st, &o, &ts, err) < 0) {
+				store_close(st);
+				return -1;
+			}
+		}
+		*out = st;
+		return 0;
+	}
+	return store_open(out, path, STORE_OPEN_RDONLY, err);
+}
+
+static int report_types(struct store *st, struct c2c_error *err)
+{
+	struct typeinfo_type_row *rows;
+	size_t n;
+
+	if (typeinfo_query_types(st, &rows, &n, err) < 0)
+		return -1;
+	printf("%-32s %6s %8s %8s %8s %8s %8s %7s  %s\n", "Type", "Size", "Objects", "Samples", "Loads",
+	       "Stores", "LclHitm", "RmtHitm", "Found by (global/insn/stack/manual)");
+	for (size_t i = 0; i < n; i++)
+		printf("%-32.32s %6llu %8llu %8llu %8llu %8llu %8llu %7llu  %llu/%llu/%llu/%llu\n",
+		       rows[i].type, (unsigned long long)rows[i].size,
+		       (unsigned long long)rows[i].objects, (unsigned long long)rows[i].samples,
+		       (unsigned long long)rows[i].loads, (unsigned long long)rows[i].stores,
+		       (unsigned long long)rows[i].lcl_hitm, (unsigned long long)rows[i].rmt_hitm,
+		       (unsigned long long)rows[i].by_how[TYPES_HOW_GLOBAL],
+		       (unsigned long long)rows[i].by_how[TYPES_HOW_INSN],
+		       (unsigned long long)rows[i].by_how[TYPES_HOW_STACK],
+		       (unsigned long long)rows[i].by_how[TYPES_HOW_MANUAL]);
+	free(rows);
+	return 0;
+}
+
+/* --sort verdict: false sharing first (what a layout change fixes), then
+ * mixed, true, none; HITM within each. */
+static int verdict_rank(enum layout_verdict v)
+{
+	switch (v) {
+	case LAYOUT_FALSE: return 0;
+	case LAYOUT_MIXED: return 1;
+	case LAYOUT_TRUE: return 2;
+	default: return 3;
+	}
+}
+
+static int by_verdict(const void *x, const void *y)
+{
+	const struct typeinfo_verdict_row *a = x, *b = y;
+	int ra = verdict_rank(a->v.verdict), rb = verdict_rank(b->v.verdict);
+
+	if (ra != rb)
+		return ra - rb;
+	if (a->hitm != b->hitm)
+		return a->hitm > b->hitm ? -1 : 1;
+	return a->line_addr < b->line_addr ? -1 : a->line_addr > b->line_addr;
+}
+
+static int report_verdicts(struct store *st, bool sort_verdict, struct c2c_error *err)
+{
+	struct typeinfo_verdict_row *v;
+	size_t n;
+
+	if (typeinfo_query_verdicts(st, &v, &n, err) < 0)
+		return -1;
+	if (sort_verdict && n)
+		qsort(v, n, sizeof(*v), by_verdict);
+	printf("%-18s %6s %7s %-7s %-20s %9s %9s  %s\n", "Line", "Hitm", "Samples", "Verdict",
+	       "Type", "Writers", "Others", "Members (contended)");
+	for (size_t i = 0; i < n; i++) {
+		char w[32], o[32];
+		snprintf(w, sizeof(w), "%ut/%uc", v[i].v.writer_threads, v[i].v.writer_cpus);
+		snprintf(o, sizeof(o), "%ut/%uc", v[i].v.other_threads, v[i].v.other_cpus);
+		printf("%#-18llx %6llu %7llu %-7s %-20.20s %9s %9s  %s\n",
+		       (unsigned long long)v[i].line_addr, (unsigned long long)v[i].hitm,
+		       (unsigned long long)v[i].samples, layout_verdict_name(v[i].v.verdict),
+		       v[i].type[0] ? v[i].type : "-", w, o, v[i].keys);
+	}
+	free(v);
+	return 0;
+}
+
+static int report_layout(struct store *st, const char *type, const char *against,
+			 const char *dbgdir, struct c2c_error *err)
+{
+	struct layout l;
+	struct layout_access *acc;
+	size_t nacc;
+	struct layout_plan p;
+	struct layout_whatif w;
+	struct layout_out out = { print_line, stdout };
+	char name[160];
+	int rc;
+
+	/* "conn" means "struct conn" when that is what the session holds */
+	snprintf(name, sizeof(name), "%s", type);
+	if (typeinfo_layout(st, name, &l, &acc, &nacc, err) < 0) {
+		snprintf(name, sizeof(name), "struct %s", type);
+		if (typeinfo_layout(st, name, &l, &acc, &nacc, err) < 0)
+			return -1;
+	}
+	layout_print(&l, &out);
+	printf("\n");
+	if (against) {
+		struct types_db *db;
+		struct layout la;
+		uint32_t id;
+		if (types_open_dwarf(&db, against, dbgdir, err) < 0) {
+			rc = -1;
+			goto out;
+		}
+		id = types_find(db, name);
+		if (!id || layout_build(&la, db, id, l.line_size, err) < 0) {
+			if (!id)
+				c2c_error_set(err, -ENOENT, "%s has no %s", against, name);
+			types_free(db);
+			rc = -1;
+			goto out;
+		}
+		rc = layout_plan_from_layout(&p, &la);
+		layout_fini(&la);
+		types_free(db);
+	} else {
+		rc = layout_propose(&p, &l);
+	}
+	if (rc == 0 && (rc = layout_whatif(&l, &p, acc, nacc, &w)) == 0) {
+		plan_text(&l, &p, &w, against, print_line, stdout);
+		layout_whatif_fini(&w);
+	}
+	if (rc == 0)
+		layout_plan_fini(&p);
+	else
+		c2c_error_set(err, rc, "out of memory");
+out:
+	free(acc);
+	layout_fini(&l);
+	return rc < 0 ? -1 : 0;
+}
+
+int cmd_report_types(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "types", no_argument, NULL, 't' },
+		{ "layout", required_argument, NULL, 'l' },
+		{ "verdicts", no_argument, NULL, 'v' },
+		{ "against", required_argument, NULL, 'a' },
+		{ "debuginfo", required_argument, NULL, 'D' },
+		{ "no-attribute", no_argument, NULL, 'A' },
+		{ "assign", required_argument, NULL, 'S' },
+		{ "sort", required_argument, NULL, 'o' },
+		{ "input", required_argument, NULL, 'i' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *layout = NULL, *against = NULL, *dbgdir = NULL, *input = NULL, *assign = NULL;
+	bool types = false, verdicts = false, attribute = true, sort_verdict = false;
+	struct store *st;
+	struct c2c_error err = { 0 };
+	int c, rc = 0;
+
+	optind = 1;
+	opterr = 1;
+	while ((c = getopt_long(argc, argv, "hi:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 't': types = true; break;
+		case 'l': layout = optarg; break;
+		case 'v': verdicts = true; break;
+		case 'a': against = optarg; break;
+		case 'D': dbgdir = optarg; break;
+		case 'A': attribute = false; break;
+		case 'i': input = optarg; break;
+		case 'S': assign = optarg; break;
+		case 'o':
+			if (!strcmp(optarg, "verdict"))
+				sort_verdict = true;
+			else if (strcmp(optarg, "hitm")) {
+				fprintf(stderr, "c2ctui report: --sort hitm|verdict\n");
+				return 2;
+			}
+			break;
+		case 'h': report_usage(stdout); return 0;
+		default: report_usage(stderr); return 2;
+		}
+	}
+	if (!input && optind < argc)
+		input = argv[optind++];
+	if (!input || optind != argc) {
+		report_usage(stderr);
+		return 2;
+	}
+	if (open_attributed(input, attribute, dbgdir, &st, &err) < 0) {
+		fprintf(stderr, "c2ctui report: %s\n", err.msg);
+		return 1;
+	}
+	if (assign) {
+		/* TYPE@ADDR: the object at ADDR is a TYPE (saved in the session) */
+		char type[128];
+		const char *at = strrchr(assign, '@');
+		char *end;
+		unsigned long long base;
+		struct typeinfo_opts o = { .debuginfo_dir = dbgdir };
+		if (!at || at == assign || (size_t)(at - assign) >= sizeof(type)) {
+			fprintf(stderr, "c2ctui report: --assign wants TYPE@ADDRESS\n");
+			store_close(st);
+			return 2;
+		}
+		base = strtoull(at + 1, &end, 0);
+		if (end == at + 1 || *end) {
+			fprintf(stderr, "c2ctui report: bad address in --assign %s\n", assign);
+			store_close(st);
+			return 2;
+		}
+		snprintf(type, sizeof(type), "%.*s", (int)(at - assign), assign);
+		if (typeinfo_assign(st, base, type, NULL, &o, &err) < 0) {
+			fprintf(stderr, "c2ctui report: %s\n", err.msg);
+			store_close(st);
+			return 1;
+		}
+		printf("assigned %s to the object at %#llx\n", type, base);
+	}
+	if (types)
+		rc = report_types(st, &err);
+	if (rc == 0 && verdicts) {
+		if (types)
+			printf("\n");
+		rc = report_verdicts(st, sort_verdict, &err);
+	}
+	if (rc == 0 && layout) {
+		if (types || verdicts)
+			printf("\n");
+		rc = report_layout(st, layout, against, dbgdir, &err);
+	}
+	if (rc < 0)
+		fprintf(stderr, "c2ctui report: %s\n", err.msg);
+	store_close(st);
+	return rc < 0 ? 1 : 0;
+}
