@@ -1,16 +1,14 @@
-/* The import pipeline (see import_pipeline.h): reads records in perf's
- * order, keeps the symbol tables current from side-band records, resolves
- * each sample's code and data addresses, classifies it with c2c_classify,
- * pairs lock:contention_begin/end into lock waits, and hands everything to
- * the store writer in big transactions. */
+/* The import driver (see import_pipeline.h): reads records in perf's
+ * order, writes the recording's header as metadata, hands every record to
+ * ingest (the rules shared with live) and commits in big transactions. */
 #include "store/ingest/import_pipeline.h"
 
 #include "collector/c2c/c2c.h"
-#include "collector/tracepoint/lockwait.h"
 #include "collector/perfdata/perfdata.h"
-#include "collector/perfdata/perf_record.h"
 #include "collector/symbols/symbols.h"
 #include "collector/tracepoint/tracepoint.h"
+#include "store/base/session_files.h"
+#include "store/ingest/ingest.h"
 #include "store/store.h"
 
 #include <errno.h>
@@ -22,34 +20,14 @@
 #include <unistd.h>
 
 #define DEFAULT_BATCH 16000000     /* a commit rewrites every changed aggregate row: few of them */
-#define CACHE_BITS 16                 /* 64K entries per lookup cache */
-#define MAX_CHAIN 256
-
-/* Direct-mapped caches: (pid, address) -> id, so that the symbol lookups
- * run once per distinct address rather than once per sample. */
-struct cache_ent {
-	uint64_t addr;
-	int32_t pid;
-	bool used;
-	int64_t id;
-	uint64_t start;               /* data symbols: symbol start */
-};
-
 struct pipeline {
 	struct perfdata *pd;
 	struct store *st;
-	struct symtab *sym;
-	struct tp_decoder *dec;
-	struct lockwait_pairer *locks;
+	struct ingest *in;
 	const struct import_options *opt;
 	struct import_result *res;
-	int32_t *cpu_node;
-	size_t nr_cpu_node;
-	struct cache_ent *sites;
-	struct cache_ent *dsyms;
-	int64_t chain[MAX_CHAIN];
-	uint64_t next_commit;
-	bool progress;
+	uint32_t nr_cpu_node;         /* CPUs the recording's topology names */
+	int32_t *cpu_node;            /* their nodes (-1: none) */
 	bool tracing_loaded;
 	struct timespec t0;
 	uint64_t last_progress_ns;
@@ -60,12 +38,6 @@ static uint64_t now_ns(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static size_t cache_slot(uint64_t addr, int32_t pid)
-{
-	uint64_t h = (addr ^ ((uint64_t)(uint32_t)pid << 40)) * 0x9e3779b97f4a7c15ull;
-	return (size_t)(h >> (64 - CACHE_BITS));
 }
 
 /* ---- header -> metadata -------------------------------------------------- */
@@ -212,6 +184,9 @@ static int write_header(struct pipeline *pl, struct c2c_error *err)
 		if ((r = store_add_cpu(st, &cpu, err)) < 0)
 			return r;
 	}
+	for (uint32_t c = 0; c < pl->nr_cpu_node; c++)
+		if ((r = ingest_set_cpu_node(pl->in, c, pl->cpu_node[c], err)) < 0)
+			return r;
 
 	/* MEM_TOPOLOGY: physical address -> memory node, for perf's "Node"
 	 * and "PA cnt" columns (the report reads it back). */
@@ -231,216 +206,31 @@ static int write_header(struct pipeline *pl, struct c2c_error *err)
 	}
 
 	for (uint32_t i = 0; i < h->nr_build_ids; i++)
-		symtab_set_build_id(pl->sym, h->build_ids[i].filename, h->build_ids[i].build_id, h->build_ids[i].size);
-	if (h->tracing_data && pl->dec && !pl->tracing_loaded) {
-		tp_decoder_load_tracing_data(pl->dec, h->tracing_data, h->tracing_data_size, NULL);
+		symtab_set_build_id(ingest_symtab(pl->in), h->build_ids[i].filename, h->build_ids[i].build_id,
+				    h->build_ids[i].size);
+	if (h->tracing_data && !pl->tracing_loaded) {
+		tp_decoder_load_tracing_data(ingest_decoder(pl->in), h->tracing_data, h->tracing_data_size, NULL);
 		pl->tracing_loaded = true;
 	}
 	return 0;
 }
 
-/* ---- resolution ---------------------------------------------------------- */
-
-static bool kernel_mode(uint8_t m)
-{
-	return m == C2C_MODE_KERNEL || m == C2C_MODE_GUEST_KERNEL;
-}
-
-static int64_t site_of(struct pipeline *pl, int32_t pid, int32_t tid, uint8_t cpumode, uint64_t ip,
-		       struct c2c_error *err)
-{
-	struct sym_code code;
-	int32_t key_pid;
-
-	if (!ip)
-		return 0;
-	/* The cache is keyed by the sample's pid, so a hit skips the symbol
-	 * lookup altogether. */
-	struct cache_ent *c = &pl->sites[cache_slot(ip, pid)];
-	if (c->used && c->addr == ip && c->pid == pid)
-		return c->id;
-	memset(&code, 0, sizeof(code));
-	if (symtab_resolve_ip(pl->sym, pid, tid, cpumode, ip, &code) < 0)
-		return c2c_error_set(err, -ENOMEM, "out of memory resolving symbols");
-	/* Kernel code is shared by every process: one site per address. */
-	key_pid = (code.dso && !strncmp(code.dso, "[kernel", 7)) || kernel_mode(cpumode) ? -1 : pid;
-	struct store_site_info si = {
-		.ip = ip, .pid = key_pid, .cpumode = cpumode, .function = code.function, .offset = code.offset,
-		.dso = code.dso, .file = code.srcfile, .line = code.line, .rel_addr = code.rel_addr,
-	};
-	int64_t id = store_site_intern(pl->st, &si, err);
-	if (id > 0)
-		*c = (struct cache_ent){ .addr = ip, .pid = pid, .used = true, .id = id };
-	return id;
-}
-
-static int64_t dsym_of(struct pipeline *pl, const struct c2c_sample *s, uint64_t *start, struct c2c_error *err)
-{
-	struct sym_data d;
-	int32_t key_pid = kernel_mode(s->cpumode) ? -1 : s->pid;
-	struct cache_ent *c = &pl->dsyms[cache_slot(s->addr, key_pid)];
-
-	if (!s->addr)
-		return 0;
-	if (c->used && c->addr == s->addr && c->pid == key_pid) {
-		*start = c->start;
-		return c->id;
-	}
-	memset(&d, 0, sizeof(d));
-	if (symtab_resolve_data(pl->sym, s->pid, s->tid, s->cpumode, s->addr, &d) < 0)
-		return c2c_error_set(err, -ENOMEM, "out of memory resolving symbols");
-	struct store_dsym_info di = { .pid = key_pid, .dso = d.dso };
-	if (d.symbol) {
-		di.name = d.symbol;
-		di.start = d.sym_start;
-		di.size = d.sym_size;
-	} else if (d.dso) {
-		/* No object symbol: name the region by its map ("[heap]",
-		 * "[stack]", "//anon", a file). */
-		di.name = d.dso;
-		di.start = d.map_start;
-	} else {
-		*c = (struct cache_ent){ .addr = s->addr, .pid = key_pid, .used = true, .id = 0 };
-		return 0;
-	}
-	if (di.start > s->addr)
-		di.start = s->addr;
-	int64_t id = store_dsym_intern(pl->st, &di, err);
-	if (id > 0) {
-		*c = (struct cache_ent){ .addr = s->addr, .pid = key_pid, .used = true, .id = id, .start = di.start };
-		*start = di.start;
-	}
-	return id;
-}
-
-/* Resolves a call chain to sites, innermost first, markers dropped. */
-static int chain_of(struct pipeline *pl, int32_t pid, int32_t tid, uint8_t cpumode, const uint64_t *chain,
-		    uint32_t nr, uint32_t *out_n, struct c2c_error *err)
-{
-	uint8_t mode = cpumode;
-	uint32_t n = 0;
-
-	for (uint32_t i = 0; i < nr && n < MAX_CHAIN; i++) {
-		uint64_t ip = chain[i];
-		if (perf_callchain_marker(ip, &mode))
-			continue;
-		int64_t id = site_of(pl, pid, tid, mode, ip, err);
-		if (id < 0)
-			return (int)id;
-		if (id > 0)
-			pl->chain[n++] = id;
-	}
-	*out_n = n;
-	return 0;
-}
-
-static const char *kernel_name_of(void *ctx, uint64_t ip)
-{
-	struct pipeline *pl = ctx;
-	struct sym_code code;
-	memset(&code, 0, sizeof(code));
-	if (symtab_resolve_ip(pl->sym, -1, -1, C2C_MODE_KERNEL, ip, &code) < 0)
-		return NULL;
-	return code.function;
-}
-
 /* ---- records --------------------------------------------------------------- */
-
-static int add_lock_wait(struct pipeline *pl, const struct lockwait *w, struct c2c_error *err)
-{
-	uint32_t nchain = 0;
-	int64_t site = 0;
-	int r;
-
-	if (w->nr_callchain) {
-		int idx = lockwait_caller_index(w->callchain, w->nr_callchain, kernel_name_of, pl);
-		if (idx >= 0) {
-			/* The chain's mode at idx: kernel unless a USER marker came first. */
-			uint8_t mode = w->cpumode;
-			for (int i = 0; i < idx; i++)
-				perf_callchain_marker(w->callchain[i], &mode);
-			site = site_of(pl, w->pid, w->tid, mode, w->callchain[idx], err);
-			if (site < 0)
-				return (int)site;
-		}
-		if ((r = chain_of(pl, w->pid, w->tid, w->cpumode, w->callchain, w->nr_callchain, &nchain, err)) < 0)
-			return r;
-	}
-	struct store_lock_wait lw = {
-		.time = w->time, .pid = w->pid, .tid = w->tid, .cpu = w->cpu, .lock_addr = w->lock_addr,
-		.flags = w->flags, .wait_ns = w->wait_ns, .site = site, .chain_sites = nchain ? pl->chain : NULL,
-		.nr_chain_sites = nchain,
-	};
-	struct c2c_sample fake = { .addr = w->lock_addr, .pid = w->pid, .tid = w->tid, .cpumode = C2C_MODE_KERNEL };
-	uint64_t start = 0;
-	int64_t dsym = dsym_of(pl, &fake, &start, err);
-	if (dsym < 0)
-		return (int)dsym;
-	lw.dsym = dsym;
-	if ((r = store_add_lock_wait(pl->st, &lw, err)) < 0)
-		return r;
-	pl->res->lock_waits++;
-	return 0;
-}
-
-static int add_sample(struct pipeline *pl, const struct c2c_sample *s, struct c2c_error *err)
-{
-	struct store_sample_ctx ctx = { .node = -1 };
-	uint32_t nchain = 0;
-	uint64_t start = 0;
-	int r;
-
-	if (pl->dec && (s->has & C2C_HAS_RAW) && s->raw_size) {
-		struct lockwait w;
-		r = lockwait_feed_raw(pl->locks, pl->dec, s, &w, NULL);
-		if (r < 0)
-			return c2c_error_set(err, r, "out of memory pairing lock waits");
-		if (r == 1 && (r = add_lock_wait(pl, &w, err)) < 0)
-			return r;
-	}
-
-	bool dmapped = s->addr && symtab_addr_mapped(pl->sym, s->pid, s->tid, s->cpumode, s->addr);
-	bool imapped = symtab_ip_mapped(pl->sym, s->pid, s->tid, s->ip);
-	ctx.class_bits = c2c_classify(s->data_src, s->addr, dmapped, imapped);
-	/* perf accounts a sample without a CPU to CPU 0's node. */
-	uint32_t cpu = (s->has & C2C_HAS_CPU) ? s->cpu : 0;
-	ctx.node = cpu < pl->nr_cpu_node ? pl->cpu_node[cpu] : -1;
-	if (ctx.node < 0 && pl->nr_cpu_node == 0)
-		ctx.node = 0;   /* no topology recorded: one node, as perf assumes */
-	int64_t site = site_of(pl, s->pid, s->tid, s->cpumode, s->ip, err);
-	if (site < 0)
-		return (int)site;
-	ctx.site = site;
-	int64_t dsym = dsym_of(pl, s, &start, err);
-	if (dsym < 0)
-		return (int)dsym;
-	ctx.dsym = dsym;
-	ctx.dsym_offset = dsym ? s->addr - start : 0;
-	if ((s->has & C2C_HAS_CALLCHAIN) && s->nr_callchain) {
-		if ((r = chain_of(pl, s->pid, s->tid, s->cpumode, s->callchain, s->nr_callchain, &nchain, err)) < 0)
-			return r;
-		ctx.chain_sites = nchain ? pl->chain : NULL;
-		ctx.nr_chain_sites = nchain;
-	}
-	struct c2c_line_ident lid;   /* perf's line identity (c2c_lineid.h) */
-	symtab_line_ident(pl->sym, s, &lid);
-	ctx.line_ident = &lid;
-	if ((r = store_add_sample(pl->st, s, &ctx, err)) < 0)
-		return r;
-	pl->res->samples++;
-	return 0;
-}
 
 static void show_progress(struct pipeline *pl, bool last)
 {
 	uint64_t t = now_ns();
-	if (!pl->progress || (!last && t - pl->last_progress_ns < 250000000ull))
+	if (!pl->opt || !pl->opt->progress || (!last && t - pl->last_progress_ns < 250000000ull))
 		return;
 	pl->last_progress_ns = t;
-	double secs = (double)(t - ((uint64_t)pl->t0.tv_sec * 1000000000ull + (uint64_t)pl->t0.tv_nsec)) / 1e9;
-	fprintf(stderr, "\rimporting %s: %" PRIu64 " records, %" PRIu64 " samples, %.1f s%s",
-		perfdata_path(pl->pd), pl->res->records, pl->res->samples, secs, last ? "\n" : "");
-	fflush(stderr);
+	struct ingest_stats is;
+	ingest_get_stats(pl->in, &is);
+	struct import_progress p = {
+		.path = perfdata_path(pl->pd), .records = pl->res->records, .samples = is.samples,
+		.seconds = (double)(t - ((uint64_t)pl->t0.tv_sec * 1000000000ull + (uint64_t)pl->t0.tv_nsec)) / 1e9,
+		.last = last,
+	};
+	pl->opt->progress(pl->opt->progress_ctx, &p);
 }
 
 static int handle(struct pipeline *pl, struct perfdata_record *rec, struct c2c_error *err)
@@ -450,27 +240,15 @@ static int handle(struct pipeline *pl, struct perfdata_record *rec, struct c2c_e
 
 	switch (rec->kind) {
 	case PERFDATA_SAMPLE:
-		return add_sample(pl, &rec->u.sample, err);
+		return ingest_sample(pl->in, &rec->u.sample, err);
 	case PERFDATA_MMAP:
-		if (symtab_mmap(pl->sym, &rec->u.mmap) < 0)
-			return c2c_error_set(err, -ENOMEM, "out of memory");
-		pl->res->sideband++;
-		return store_add_mmap(st, &rec->u.mmap, rec->sid.time, err);
+		return ingest_mmap(pl->in, &rec->u.mmap, rec->sid.time, err);
 	case PERFDATA_COMM:
-		if (symtab_comm(pl->sym, &rec->u.comm) < 0)
-			return c2c_error_set(err, -ENOMEM, "out of memory");
-		pl->res->sideband++;
-		return store_add_comm(st, &rec->u.comm, err);
+		return ingest_comm(pl->in, &rec->u.comm, err);
 	case PERFDATA_FORK:
-		if (symtab_fork(pl->sym, &rec->u.task) < 0)
-			return c2c_error_set(err, -ENOMEM, "out of memory");
-		pl->res->sideband++;
-		return store_add_task(st, &rec->u.task, false, err);
+		return ingest_task(pl->in, &rec->u.task, false, err);
 	case PERFDATA_EXIT:
-		if (symtab_exit(pl->sym, &rec->u.task) < 0)
-			return c2c_error_set(err, -ENOMEM, "out of memory");
-		pl->res->sideband++;
-		return store_add_task(st, &rec->u.task, true, err);
+		return ingest_task(pl->in, &rec->u.task, true, err);
 	case PERFDATA_LOST:
 	case PERFDATA_LOST_SAMPLES:
 		pl->res->lost += rec->u.lost.lost;
@@ -483,8 +261,9 @@ static int handle(struct pipeline *pl, struct perfdata_record *rec, struct c2c_e
 		return store_add_counter(st, STORE_CNT_UNTHROTTLE, 1, err);
 	case PERFDATA_TRACING_DATA: {
 		const struct perfdata_header *h = perfdata_header(pl->pd);
-		if (pl->dec && h->tracing_data && !pl->tracing_loaded) {
-			tp_decoder_load_tracing_data(pl->dec, h->tracing_data, h->tracing_data_size, NULL);
+		if (h->tracing_data && !pl->tracing_loaded) {
+			tp_decoder_load_tracing_data(ingest_decoder(pl->in), h->tracing_data, h->tracing_data_size,
+						     NULL);
 			pl->tracing_loaded = true;
 		}
 		return 0;
@@ -515,27 +294,14 @@ int import_pipeline_run(struct perfdata *pd, struct store *st, const struct impo
 	pl.opt = opt;
 	pl.res = result;
 	clock_gettime(CLOCK_MONOTONIC, &pl.t0);
-	pl.progress = !(opt && opt->no_progress) && isatty(STDERR_FILENO);
 
 	struct symtab_options so = { .symfs = opt ? opt->symfs : NULL, .kallsyms = opt ? opt->kallsyms : NULL };
 	if (!so.kallsyms)
 		so.use_host_kallsyms = symtab_same_host(h->hostname, h->osrelease);
-	pl.sym = symtab_new(&so, err);
-	pl.sites = calloc(1u << CACHE_BITS, sizeof(*pl.sites));
-	pl.dsyms = calloc(1u << CACHE_BITS, sizeof(*pl.dsyms));
-	if (!pl.sym || !pl.sites || !pl.dsyms) {
-		r = c2c_error_set(err, -ENOMEM, "out of memory");
-		goto out;
-	}
 	/* Tracepoint payloads (lock contention) are decoded when the file
 	 * carries their formats; pipe files may deliver them later. */
-	pl.dec = tp_decoder_new(NULL);
-	if (pl.dec)
-		pl.locks = lockwait_new(NULL);
-	if (pl.dec && !pl.locks) {
-		tp_decoder_free(pl.dec);
-		pl.dec = NULL;
-	}
+	if ((r = ingest_new(&pl.in, st, &so, err)) < 0)
+		goto out;
 	/* The header is written at the first sample: in pipe-format files the
 	 * attrs and header features arrive as records before it. */
 	while ((rc = perfdata_next(pd, &rec, &rerr)) == 1) {
@@ -584,23 +350,16 @@ int import_pipeline_run(struct perfdata *pd, struct store *st, const struct impo
 	}
 out:
 	result->seconds = (double)(now_ns() - ((uint64_t)pl.t0.tv_sec * 1000000000ull + (uint64_t)pl.t0.tv_nsec)) / 1e9;
-	lockwait_free(pl.locks);
-	tp_decoder_free(pl.dec);
-	symtab_free(pl.sym);
-	free(pl.sites);
-	free(pl.dsyms);
+	if (pl.in) {
+		struct ingest_stats is;
+		ingest_get_stats(pl.in, &is);
+		result->samples = is.samples;
+		result->lock_waits = is.lock_waits;
+		result->sideband = is.sideband;
+	}
+	ingest_free(pl.in);
 	free(pl.cpu_node);
 	return r;
-}
-
-static void remove_session(const char *path)
-{
-	static const char *const suffix[] = { "", "-wal", "-shm", "-journal" };
-	char p[4096];
-	for (size_t i = 0; i < sizeof(suffix) / sizeof(suffix[0]); i++) {
-		snprintf(p, sizeof(p), "%s%s", path, suffix[i]);
-		unlink(p);
-	}
 }
 
 int import_pipeline_file_ex(const char *perf_data, const char *db_path, const struct import_options *opt,
@@ -623,7 +382,7 @@ int import_pipeline_file_ex(const char *perf_data, const char *db_path, const st
 	if ((r = store_set_bulk_load(st, true, err)) < 0) {
 		store_close(st);
 		perfdata_close(pd);
-		remove_session(db_path);
+		store_remove_files(db_path, NULL);
 		return r;
 	}
 	r = import_pipeline_run(pd, st, opt, result, err);
@@ -641,7 +400,7 @@ int import_pipeline_file_ex(const char *perf_data, const char *db_path, const st
 	store_close(st);
 	perfdata_close(pd);
 	if (r < 0 && !result->session_valid)
-		remove_session(db_path);
+		store_remove_files(db_path, NULL);
 	return r;
 }
 

@@ -1,8 +1,9 @@
-/* The import pipeline: perf.data -> reader -> symbols -> c2c
- * classification -> store writer. Used by `c2ctui import`, and by
- * `report FILE.data` / `open FILE.data` (which import into a temporary
- * session first). Nothing here prints except the optional progress line
- * (stderr, only when it is a terminal). */
+/* The import driver: perf.data reader -> ingest (store/ingest/ingest.h,
+ * the rules shared with live) -> store writer, in big transactions, with
+ * the recording's header as the session's metadata. Used by `c2ctui
+ * import`, and by `report FILE.data` / `open FILE.data` (which import into
+ * a temporary session first). Nothing here prints: progress goes to the
+ * caller's callback, which the command layer draws. */
 #ifndef C2C_IMPORT_PIPELINE_H
 #define C2C_IMPORT_PIPELINE_H
 
@@ -18,11 +19,22 @@
 struct perfdata;
 struct store;
 
+/* What the import has done so far, for a progress line. */
+struct import_progress {
+	const char *path;            /* the perf.data */
+	uint64_t records, samples;
+	double seconds;
+	bool last;                   /* the import's final call */
+};
+
 struct import_options {
 	const char *symfs;           /* --symfs DIR (NULL: paths as recorded) */
 	const char *kallsyms;        /* --kallsyms FILE (NULL: /proc/kallsyms when
 	                                the recording was made on this host) */
-	bool no_progress;            /* never draw the progress line */
+	/* Called about every 250 ms while importing, and once at the end
+	 * (last). NULL: no progress. */
+	void (*progress)(void *ctx, const struct import_progress *p);
+	void *progress_ctx;
 	uint64_t batch;              /* samples per transaction (0: 500000) */
 	/* Checked between records: when it becomes non-zero the import
 	 * commits what it has and stops with -EINTR (the session is valid).

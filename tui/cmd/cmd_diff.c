@@ -16,6 +16,7 @@
 #include "store/diff/diff.h"
 #include "store/store.h"
 #include "store/types/typeinfo.h"
+#include "store/types/typeinfo_ensure.h"
 #include "tui/explorer/tui.h"
 #include "tui/explorer/view_diff.h"
 
@@ -39,26 +40,17 @@ static void usage(FILE *out, const char *cmd)
  * attribution yet (the result is saved in the session). */
 static int open_session(const char *path, bool attribute, const char *dbgdir, struct store **out)
 {
-	struct c2c_error err = { 0 };
-	struct store *st = NULL;
-	int rc;
+	struct typeinfo_open_opts o = { .attribute = attribute, .debuginfo_dir = dbgdir };
+	struct c2c_error err = { 0 }, aerr = { 0 };
+	int arc, rc;
 
-	if (attribute && store_open(&st, path, STORE_OPEN_APPEND, &err) == 0) {
-		if (!typeinfo_present(st)) {
-			struct typeinfo_stats ts;
-			struct typeinfo_opts o = { .debuginfo_dir = dbgdir };
-			if (typeinfo_attribute(st, &o, &ts, &err) < 0)
-				fprintf(stderr, "c2ctui diff: %s (continuing without types)\n", err.msg);
-		}
-		*out = st;
-		return 0;
-	}
-	rc = store_open(&st, path, STORE_OPEN_RDONLY, &err);
+	rc = typeinfo_open(path, &o, out, &arc, &aerr, &err);
 	if (rc < 0) {
 		fprintf(stderr, "c2ctui diff: %s\n", err.msg);
 		return rc;
 	}
-	*out = st;
+	if (arc < 0)
+		fprintf(stderr, "c2ctui diff: %s (continuing without types)\n", aerr.msg);
 	return 0;
 }
 

@@ -4,6 +4,7 @@
  * was read is committed and the session stays valid. */
 #include "tui/cmd/commands.h"
 #include "store/ingest/import_pipeline.h"
+#include "tui/cmd/session_input.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -102,7 +103,8 @@ int cmd_import(int argc, char **argv)
 							     : "where to? give the session file with -o S.db");
 		return 2;
 	}
-	opt.no_progress = quiet;
+	if (!quiet)
+		opt.progress = cmd_import_progress;
 	opt.stop = &stop_flag;
 
 	struct sigaction sa, old_int, old_term;

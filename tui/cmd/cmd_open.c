@@ -3,7 +3,7 @@
  * (missing, corrupt or foreign file) are one line on stderr before the
  * terminal is touched; the explorer restores the terminal on every exit. */
 #include "tui/cmd/commands.h"
-#include "store/ingest/import_pipeline.h"
+#include "tui/cmd/session_input.h"
 #include "tui/explorer/tui.h"
 #include "store/store.h"
 
@@ -41,63 +41,6 @@ static int parse_mode(const char *s)
 	return -1;
 }
 
-/* perf.data magic in either byte order. */
-static int is_perf_data(const char *path)
-{
-	char magic[8];
-	FILE *f = fopen(path, "rb");
-	int yes;
-
-	if (!f)
-		return 0;
-	yes = fread(magic, 1, sizeof(magic), f) == sizeof(magic) &&
-	      (!memcmp(magic, "PERFILE2", 8) || !memcmp(magic, "2ELIFREP", 8));
-	fclose(f);
-	return yes;
-}
-
-static volatile sig_atomic_t import_stop;
-
-static void on_import_signal(int sig)
-{
-	(void)sig;
-	import_stop = 1;
-}
-
-/* Imports with Ctrl-C stopping the import (not the process): the pipeline
- * commits what it has and returns -EINTR. */
-static int import_file(const char *path, const char *db, struct c2c_error *err)
-{
-	struct import_options io;
-	struct sigaction sa, old_int, old_term;
-	int r;
-
-	memset(&io, 0, sizeof(io));
-	io.stop = &import_stop;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_import_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	r = import_pipeline_file(path, db, &io, err);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	return r;
-}
-
-static void remove_session(const char *db, const char *dir)
-{
-	static const char *const suffix[] = { "", "-wal", "-shm", "-journal" };
-	char p[4200];
-
-	for (size_t i = 0; i < sizeof(suffix) / sizeof(suffix[0]); i++) {
-		snprintf(p, sizeof(p), "%s%s", db, suffix[i]);
-		unlink(p);
-	}
-	if (dir)
-		rmdir(dir);
-}
-
 int cmd_open(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -108,9 +51,8 @@ int cmd_open(int argc, char **argv)
 	};
 	struct c2c_error err = { 0 };
 	struct tui_options opt;
-	struct store *st = NULL;
-	const char *path, *keep = NULL, *db;
-	char tmpdir[64] = "", tmpdb[128] = "";
+	struct session_input in;
+	const char *path, *keep = NULL;
 	int c, mode = 0, r, status = 0;
 
 	optind = 1;
@@ -148,40 +90,20 @@ int cmd_open(int argc, char **argv)
 		fprintf(stderr, "c2ctui open: needs a terminal; use 'c2ctui report %s' for text output\n", path);
 		return 1;
 	}
-	db = path;
-	if (is_perf_data(path)) {
-		if (keep) {
-			db = keep;
-		} else {
-			snprintf(tmpdir, sizeof(tmpdir), "/tmp/c2ctui-open.XXXXXX");
-			if (!mkdtemp(tmpdir)) {
-				fprintf(stderr, "c2ctui open: cannot make a temporary directory: %s\n", strerror(errno));
-				return 1;
-			}
-			snprintf(tmpdb, sizeof(tmpdb), "%s/session.db", tmpdir);
-			db = tmpdb;
-		}
-		/* The pipeline draws its progress line on stderr (a terminal). */
-		r = import_file(path, db, &err);
-		if (r < 0) {
-			fprintf(stderr, "c2ctui open: %s\n", err.msg);
-			status = 1;
-			goto out;
-		}
-	} else if (keep) {
-		fprintf(stderr, "c2ctui open: -o is for perf.data input; %s is opened as it is\n", path);
-	}
-	r = store_open(&st, db, STORE_OPEN_RDONLY, &err);
+	/* A perf.data is imported first, with its progress line on stderr. */
+	struct session_input_opts so = { .tmp_name = "open", .keep = keep, .progress = true };
+	r = session_input_open(&in, path, &so, &err);
 	if (r < 0) {
 		fprintf(stderr, "c2ctui open: %s\n", err.msg);
-		status = 1;
-		goto out;
+		return 1;
 	}
+	if (keep && !in.imported)
+		fprintf(stderr, "c2ctui open: -o is for perf.data input; %s is opened as it is\n", path);
 	memset(&opt, 0, sizeof(opt));
 	opt.title = path;
 	opt.mode = mode;
 	opt.err = &err;
-	r = tui_explore(st, &opt);
+	r = tui_explore(in.store, &opt);
 	if (r == -EINTR) {
 		/* Killed by a quit signal: the shell's convention, no message. */
 		status = 128 + tui_quit_signal();
@@ -189,11 +111,6 @@ int cmd_open(int argc, char **argv)
 		fprintf(stderr, "c2ctui open: %s\n", err.msg);
 		status = 1;
 	}
-out:
-	store_close(st);
-	if (tmpdb[0])
-		remove_session(tmpdb, tmpdir);
-	else if (tmpdir[0])
-		rmdir(tmpdir);
+	session_input_close(&in);
 	return status;
 }

@@ -3,6 +3,7 @@
  * the session; a SIGKILL leaves every committed batch readable (WAL). */
 #include "tui/cmd/commands.h"
 #include "tui/cmd/live_cli.h"
+#include "store/base/session_files.h"
 #include "store/ingest/live_session.h"
 
 #include <errno.h>
@@ -25,19 +26,6 @@ static void record_on_signal(int sig)
 	record_stop = 1;
 	if (record_live)
 		live_request_stop(record_live);
-}
-
-static int remove_session(const char *path, struct c2c_error *err)
-{
-	static const char *const sfx[] = { "", "-wal", "-shm", "-journal" };
-
-	for (size_t i = 0; i < 4; i++) {
-		char p[4096];
-		snprintf(p, sizeof(p), "%s%s", path, sfx[i]);
-		if (unlink(p) < 0 && errno != ENOENT)
-			return c2c_error_set(err, -errno, "cannot remove %s: %s", p, strerror(errno));
-	}
-	return 0;
 }
 
 int cmd_record(int argc, char **argv)
@@ -73,7 +61,7 @@ int cmd_record(int argc, char **argv)
 			live_cli_fini(&cli);
 			return 1;
 		}
-		if (remove_session(cli.output, &err) < 0) {
+		if (store_remove_files(cli.output, &err) < 0) {
 			fprintf(stderr, "c2ctui record: %s\n", err.msg);
 			live_cli_fini(&cli);
 			return 1;
@@ -84,7 +72,7 @@ int cmd_record(int argc, char **argv)
 		fprintf(stderr, "c2ctui record: %s\n", err.msg);
 		/* Do not leave a half-made file behind a failed start. */
 		if (stat(cli.output, &st) == 0)
-			remove_session(cli.output, NULL);
+			store_remove_files(cli.output, NULL);
 		live_cli_fini(&cli);
 		return 1;
 	}

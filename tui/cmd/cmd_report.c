@@ -4,6 +4,7 @@
  * equal what the TUI shows and what perf prints for the same recording. */
 #include "tui/cmd/commands.h"
 #include "tui/report/report.h"
+#include "tui/cmd/session_input.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -113,14 +114,14 @@ int cmd_report(int argc, char **argv)
 	struct report_opts o = { .display = C2C_DISPLAY_TOT, .format = REPORT_TEXT,
 				 .coalesce = STORE_COALESCE_DEFAULT };
 	const char *input = NULL;
-	struct report_input in;
+	struct session_input in;
 	struct report_model m;
 	struct c2c_error err = { 0 };
 	char *end;
 	int c, rc;
 
 	/* --diff and the types sections have their own front ends (cmd_diff.c,
-	 * view_layout.c); hand them the whole command line. */
+	 * cmd_report_types.c); hand them the whole command line. */
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--diff"))
 			return cmd_report_diff(argc, argv);
@@ -223,7 +224,10 @@ int cmd_report(int argc, char **argv)
 		return 2;
 	}
 
-	rc = report_input_open(&in, input, &err);
+	struct session_input_opts so = { .tmp_name = "report" };
+	rc = session_input_open(&in, input, &so, &err);
+	if (rc == -EINTR)
+		rc = c2c_error_set(&err, -EINTR, "%s: interrupted while importing; no report", input);
 	if (rc < 0) {
 		fprintf(stderr, "c2ctui report: %s\n", err.msg);
 		return 1;
@@ -232,7 +236,7 @@ int cmd_report(int argc, char **argv)
 	if (rc < 0) {
 		fprintf(stderr, "c2ctui report: %s: %s\n", input, err.msg);
 		report_model_fini(&m);
-		report_input_close(&in);
+		session_input_close(&in);
 		return 1;
 	}
 	switch (o.format) {
@@ -250,7 +254,7 @@ int cmd_report(int argc, char **argv)
 	if (fflush(stdout) != 0)
 		rc = -1;
 	report_model_fini(&m);
-	report_input_close(&in);
+	session_input_close(&in);
 	if (rc < 0) {
 		fprintf(stderr, "c2ctui report: writing the report failed\n");
 		return 1;

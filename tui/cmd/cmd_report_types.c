@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "collector/layout/layout.h"
-#include "store/types/typeinfo.h"
+#include "store/types/typeinfo_ensure.h"
 
 static void print_line(void *ctx, const char *text)
 {
@@ -39,21 +39,16 @@ static void report_usage(FILE *out)
 static int open_attributed(const char *path, bool attribute, const char *dbgdir, struct store **out,
 			   struct c2c_error *err)
 {
-	struct store *st = NULL;
+	struct typeinfo_open_opts o = { .attribute = attribute, .debuginfo_dir = dbgdir };
+	int arc, rc;
 
-	if (attribute && store_open(&st, path, STORE_OPEN_APPEND, err) == 0) {
-		if (!typeinfo_present(st)) {
-			struct typeinfo_stats ts;
-			struct typeinfo_opts o = { .debuginfo_dir = dbgdir };
-			if (typeinfo_attribute(st, &o, &ts, err) < 0) {
-				store_close(st);
-				return -1;
-			}
-		}
-		*out = st;
-		return 0;
+	rc = typeinfo_open(path, &o, out, &arc, err, err);
+	if (rc == 0 && arc < 0) {
+		store_close(*out);
+		*out = NULL;
+		return arc;
 	}
-	return store_open(out, path, STORE_OPEN_RDONLY, err);
+	return rc;
 }
 
 static int report_types(struct store *st, struct c2c_error *err)

@@ -12,7 +12,7 @@ int cmd_diff(int argc, char **argv);
 /* `report --diff BEFORE.db AFTER.db`: the diff as text/CSV/JSON (tui/cmd/cmd_diff.c). */
 int cmd_report_diff(int argc, char **argv);
 /* `report S.db --types | --layout TYPE | --verdicts`: types, layouts and
- * line verdicts as text (tui/explorer/view_layout.c). */
+ * line verdicts as text (tui/cmd/cmd_report_types.c). */
 int cmd_report_types(int argc, char **argv);
 
 #endif /* C2C_COMMANDS_H */

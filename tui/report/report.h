@@ -129,16 +129,6 @@ void report_pareto_cols(const struct report_model *m, const struct report_line *
 /* "Cachelines sort on" value, e.g. "Total HITMs". */
 const char *report_sort_title(const struct report_model *m);
 
-/* The report's input: a session file, or a perf.data imported first into a
- * temporary session (removed by report_input_close). */
-struct report_input {
-	struct store *store;
-	char tmpdir[64];                 /* "" unless a temporary session was made */
-	char tmpdb[96];
-};
-int report_input_open(struct report_input *in, const char *path, struct c2c_error *err);
-void report_input_close(struct report_input *in);
-
 int report_print_text(const struct report_model *m, FILE *out);
 int report_print_csv(const struct report_model *m, FILE *out);
 int report_print_json(const struct report_model *m, FILE *out);

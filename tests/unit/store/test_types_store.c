@@ -28,7 +28,7 @@ static int make_session(int after, struct sess *s)
 	const char *bdir = getenv("C2C_BUILD");
 	char data[600], cmd[2400], line[128];
 	struct c2c_error err = { 0 };
-	struct import_options io = { .no_progress = true, .generated = true };
+	struct import_options io = { .generated = true };
 	FILE *p;
 
 	if (done[after]) {

@@ -1,0 +1,119 @@
+/* Opening a session or importing a perf.data first (tui/cmd/session_input.h):
+ * one helper for `open` and `report`. */
+#include "tui/cmd/session_input.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "store/base/session_files.h"
+#include "store/ingest/import_pipeline.h"
+#include "store/store.h"
+
+static volatile sig_atomic_t import_stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	import_stop = 1;
+}
+
+/* perf.data magic, both byte orders ("PERFILE2" read little/big endian). */
+static bool is_perf_data(const char *path)
+{
+	char magic[8];
+	FILE *f = fopen(path, "rb");
+	bool yes;
+
+	if (!f)
+		return false;
+	yes = fread(magic, 1, sizeof(magic), f) == sizeof(magic) &&
+	      (!memcmp(magic, "PERFILE2", 8) || !memcmp(magic, "2ELIFREP", 8));
+	fclose(f);
+	return yes;
+}
+
+void cmd_import_progress(void *ctx, const struct import_progress *p)
+{
+	(void)ctx;
+	if (!isatty(STDERR_FILENO))
+		return;
+	fprintf(stderr, "\rimporting %s: %" PRIu64 " records, %" PRIu64 " samples, %.1f s%s", p->path, p->records,
+		p->samples, p->seconds, p->last ? "\n" : "");
+	fflush(stderr);
+}
+
+/* Imports with Ctrl-C stopping the import, not the process: the import
+ * commits what it has and returns -EINTR. */
+static int import_stoppable(const char *path, const char *db, bool progress, struct c2c_error *err)
+{
+	struct import_options io;
+	struct sigaction sa, old_int, old_term;
+	int rc;
+
+	memset(&io, 0, sizeof(io));
+	io.stop = &import_stop;
+	if (progress)
+		io.progress = cmd_import_progress;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	import_stop = 0;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	rc = import_pipeline_file(path, db, &io, err);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	return rc;
+}
+
+int session_input_open(struct session_input *in, const char *path, const struct session_input_opts *o,
+		       struct c2c_error *err)
+{
+	const char *db = path;
+	int rc;
+
+	memset(in, 0, sizeof(*in));
+	if (access(path, R_OK) != 0)
+		return c2c_error_set(err, -errno, "%s: %s", path, strerror(errno));
+	if (is_perf_data(path)) {
+		in->imported = true;
+		if (o->keep) {
+			db = o->keep;
+		} else {
+			snprintf(in->tmpdir, sizeof(in->tmpdir), "/tmp/c2ctui-%s.XXXXXX", o->tmp_name);
+			if (!mkdtemp(in->tmpdir)) {
+				rc = -errno;
+				in->tmpdir[0] = '\0';
+				return c2c_error_set(err, rc, "cannot make a temporary directory: %s", strerror(-rc));
+			}
+			snprintf(in->tmpdb, sizeof(in->tmpdb), "%s/session.db", in->tmpdir);
+			db = in->tmpdb;
+		}
+		if ((rc = import_stoppable(path, db, o->progress, err)) < 0) {
+			session_input_close(in);
+			return rc;
+		}
+	}
+	rc = store_open(&in->store, db, STORE_OPEN_RDONLY, err);
+	if (rc < 0)
+		session_input_close(in);
+	return rc;
+}
+
+void session_input_close(struct session_input *in)
+{
+	store_close(in->store);
+	in->store = NULL;
+	if (!in->tmpdir[0])
+		return;
+	if (in->tmpdb[0])
+		store_remove_files(in->tmpdb, NULL);
+	rmdir(in->tmpdir);
+	in->tmpdir[0] = '\0';
+	in->tmpdb[0] = '\0';
+}
