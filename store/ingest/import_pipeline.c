@@ -273,6 +273,17 @@ static int handle(struct pipeline *pl, struct perfdata_record *rec, struct c2c_e
 	}
 }
 
+int import_write_header(struct perfdata *pd, struct store *st, struct ingest *in, const struct import_options *opt,
+			struct c2c_error *err)
+{
+	struct import_result res = { 0 };
+	struct pipeline pl = { .pd = pd, .st = st, .in = in, .opt = opt, .res = &res };
+	int r = write_header(&pl, err);
+
+	free(pl.cpu_node);
+	return r;
+}
+
 int import_pipeline_run(struct perfdata *pd, struct store *st, const struct import_options *opt,
 			struct import_result *result, struct c2c_error *err)
 {

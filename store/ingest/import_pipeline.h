@@ -74,4 +74,13 @@ int import_pipeline_file_ex(const char *perf_data, const char *db_path, const st
 int import_pipeline_run(struct perfdata *pd, struct store *st, const struct import_options *opt,
 			struct import_result *result, struct c2c_error *err);
 
+/* Writes the recording's header into st as the session's metadata (host,
+ * events, CPU topology, memory ranges, line size) and hands in the
+ * build-ids, the CPU-to-node map and the tracepoint formats. The import
+ * does this at the first sample; the replay test uses it to give a live
+ * driver's session the same metadata. */
+struct ingest;
+int import_write_header(struct perfdata *pd, struct store *st, struct ingest *in, const struct import_options *opt,
+			struct c2c_error *err);
+
 #endif /* C2C_IMPORT_PIPELINE_H */
