@@ -1,48 +1,102 @@
-/* Actions and the keys that trigger them. One table of actions (name and
- * help text) and one table of bindings (global, or for one view) drive both
- * the dispatch and the help screen, so help never drifts from the keys. */
+/* Actions and the keys that trigger them. One list (ACTION_LIST) holds
+ * every action with its name, help text and default keys (global, or for
+ * one view); it drives both the dispatch and the help screen, so help
+ * never drifts from the keys. */
 #ifndef C2C_KEYMAP_H
 #define C2C_KEYMAP_H
 
 #include <stddef.h>
 
+/* The one list of actions (tig's REQ_INFO): ACTION(id, name, help) declares
+ * ACT_<id> with its short name (status line) and its help sentence;
+ * KEY(scope, key, id) binds a key to it, scope NULL for every view, else a
+ * view's name or "sort" (while choosing a sort column). The list generates
+ * the enum, action_info, the bindings keymap_lookup searches and the help
+ * screen, which shows each scope's actions in the order of their first KEY
+ * here and each action's keys in this order. */
+#define ACTION_LIST(ACTION, KEY) \
+	ACTION(UP, "up", "Move the cursor up one row") \
+		KEY(NULL, TK_UP, UP) KEY(NULL, 'k', UP) \
+	ACTION(DOWN, "down", "Move the cursor down one row") \
+		KEY(NULL, TK_DOWN, DOWN) KEY(NULL, 'j', DOWN) \
+	ACTION(PGUP, "page up", "Move up one page") \
+		KEY(NULL, TK_PGUP, PGUP) \
+	ACTION(PGDN, "page down", "Move down one page") \
+		KEY(NULL, TK_PGDN, PGDN) KEY(NULL, ' ', PGDN) \
+	ACTION(HOME, "first", "Go to the first row") \
+		KEY(NULL, TK_HOME, HOME) KEY(NULL, 'g', HOME) \
+	ACTION(END, "last", "Go to the last row") \
+		KEY(NULL, TK_END, END) KEY(NULL, 'G', END) \
+	ACTION(ENTER, "open", "Open the selected row (line, code site, CPU, time bucket)") \
+		KEY(NULL, TK_ENTER, ENTER) KEY(NULL, TK_RIGHT, ENTER) \
+	ACTION(BACK, "back", "Back to the previous view, same row and scroll") \
+		KEY(NULL, TK_ESC, BACK) KEY(NULL, TK_BACKSPACE, BACK) KEY(NULL, TK_LEFT, BACK) \
+	ACTION(QUIT, "quit", "Quit") \
+		KEY(NULL, 'q', QUIT) \
+	ACTION(HELP, "help", "This help") \
+		KEY(NULL, '?', HELP) KEY(NULL, TK_F1, HELP) \
+	ACTION(SEARCH, "search", "Search symbol or address (0x...) in the view") \
+		KEY(NULL, '/', SEARCH) \
+	ACTION(NEXT, "next", "Next search match") \
+		KEY(NULL, 'n', NEXT) \
+	ACTION(PREV, "prev", "Previous search match") \
+		KEY(NULL, 'N', PREV) \
+	ACTION(SORT, "sort", "Pick the sort column (Left/Right, Enter)") \
+		KEY(NULL, 's', SORT) \
+	ACTION(REVERSE, "reverse", "Reverse the sort order") \
+		KEY(NULL, 'r', REVERSE) \
+	ACTION(FILTER, "filter", "Filter: sym:NAME cpu:N node:N pid:N tid:N hitm:N (empty clears)") \
+		KEY(NULL, 'f', FILTER) \
+	ACTION(UNFILTER, "unfilter", "Clear every filter and the time window") \
+		KEY(NULL, 'F', UNFILTER) \
+	ACTION(MODE, "mode", "Display mode tot/lcl/rmt/peer (perf c2c -d)") \
+		KEY(NULL, 'd', MODE) \
+	ACTION(CPUS, "cpus", "CPUs and nodes (of the selected line, or the session)") \
+		KEY(NULL, 'c', CPUS) \
+	ACTION(TIMELINE, "timeline", "Timeline of HITM and lock waits (of the line, or the session)") \
+		KEY(NULL, 't', TIMELINE) \
+	ACTION(WINDOW_CLEAR, "all time", "Clear the time window") \
+		KEY(NULL, 'T', WINDOW_CLEAR) \
+	ACTION(REDRAW, "redraw", "Repaint the screen") \
+		KEY(NULL, 'l' & 0x1f, REDRAW) \
+	ACTION(REFRESH, "refresh", "Re-run the queries of the view") \
+		KEY(NULL, 'R', REFRESH) \
+	ACTION(COLS_RIGHT, "more columns", "Scroll the table's columns right (what did not fit)") \
+		KEY(NULL, '>', COLS_RIGHT) \
+	ACTION(COLS_LEFT, "columns back", "Scroll the table's columns back left") \
+		KEY(NULL, '<', COLS_LEFT) \
+	ACTION(SHOW_ALL, "all lines", "All lines, or only shared ones (perf c2c --show-all)") \
+		KEY("lines", 'a', SHOW_ALL) \
+	ACTION(PANE, "pane", "Switch between the panes of the view") \
+		KEY("line", TK_TAB, PANE) KEY("cpus", TK_TAB, PANE) \
+		KEY("difflayout", TK_TAB, PANE)   /* the after build's layout (view_diff.c) */ \
+	ACTION(WORDS, "bytes/words", "Offsets per byte or per 8-byte word") \
+		KEY("line", 'w', WORDS) \
+	/* line view: the layout of the line's attributed type */ \
+	ACTION(LAYOUT, "layout", "Layout of the type the line's samples were attributed to") \
+		KEY("line", 'L', LAYOUT) \
+	/* diff and line views: assign a type to an object by hand (view_layout.c) */ \
+	ACTION(ASSIGN, "assign type", "Say which struct the selected object is (saved in the session)") \
+		KEY("line", 'a', ASSIGN) KEY("diff", 'a', ASSIGN) \
+	ACTION(MARK, "mark", "Mark the start of a time range") \
+		KEY("timeline", 'm', MARK) KEY("timeline", ' ', MARK) \
+	/* while choosing a sort column: only these keys count */ \
+	ACTION(PICK_LEFT, "column left", "While sorting: previous column") \
+		KEY("sort", TK_LEFT, PICK_LEFT) KEY("sort", 'h', PICK_LEFT) \
+	ACTION(PICK_RIGHT, "column right", "While sorting: next column") \
+		KEY("sort", TK_RIGHT, PICK_RIGHT) KEY("sort", 'l', PICK_RIGHT) \
+	KEY("sort", TK_ENTER, ENTER) KEY("sort", 's', ENTER) \
+	KEY("sort", TK_ESC, BACK) KEY("sort", 'r', REVERSE)
+
+#define ACTION_ENUM(id, name, help) ACT_##id,
+#define ACTION_NO_KEY(scope, key, id)
 enum action {
 	ACT_NONE = 0,
-	ACT_UP,
-	ACT_DOWN,
-	ACT_PGUP,
-	ACT_PGDN,
-	ACT_HOME,
-	ACT_END,
-	ACT_ENTER,
-	ACT_BACK,
-	ACT_QUIT,
-	ACT_HELP,
-	ACT_SEARCH,
-	ACT_NEXT,
-	ACT_PREV,
-	ACT_SORT,
-	ACT_REVERSE,
-	ACT_FILTER,
-	ACT_UNFILTER,
-	ACT_MODE,
-	ACT_CPUS,
-	ACT_TIMELINE,
-	ACT_PANE,
-	ACT_WORDS,
-	ACT_MARK,
-	ACT_WINDOW_CLEAR,
-	ACT_REDRAW,
-	ACT_REFRESH,
-	ACT_SHOW_ALL,
-	ACT_COLS_RIGHT,
-	ACT_COLS_LEFT,
-	ACT_ASSIGN,       /* diff and line views: assign a type to an object by hand (view_layout.c) */
-	ACT_LAYOUT,       /* line view: the layout of the line's attributed type */
-	ACT_PICK_LEFT,    /* while choosing a sort column */
-	ACT_PICK_RIGHT,
+	ACTION_LIST(ACTION_ENUM, ACTION_NO_KEY)
 	ACT__COUNT
 };
+#undef ACTION_ENUM
+#undef ACTION_NO_KEY
 
 struct action_info {
 	const char *name;     /* short, for the status line ("sort") */
