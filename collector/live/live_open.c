@@ -61,12 +61,6 @@ static int libperf_quiet(enum libperf_print_level level, const char *fmt, va_lis
 	return 0;
 }
 
-uint64_t live_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 void live_add_note(struct live *lv, const char *fmt, ...)
 {
@@ -451,21 +445,6 @@ static int cmp_id(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-int live_event_of_id(const struct live *lv, uint64_t id)
-{
-	size_t lo = 0, hi = lv->nr_ids;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (lv->ids[mid].id == id)
-			return (int)lv->ids[mid].index;
-		if (lv->ids[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return -1;
-}
 
 /* Sample ids of every (event, cpu, thread), read through PERF_FORMAT_ID. */
 static int collect_ids(struct live *lv, struct c2c_error *err)
@@ -759,10 +738,3 @@ int live_child_status(const struct live *lv)
 	return lv->child_status;
 }
 
-void live_get_counts(struct live *lv, struct live_counts *out)
-{
-	uint64_t *dst = (uint64_t *)out, *src = (uint64_t *)&lv->counts;
-
-	for (size_t i = 0; i < sizeof(*out) / sizeof(uint64_t); i++)
-		dst[i] = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
-}

@@ -136,6 +136,8 @@ void pd_order_fini(struct perfdata *pd);
 
 /* Record copies (perfdata_reader.c): releases one reference to e->chunk. */
 void pd_ent_release(struct perfdata *pd, const struct pd_ent *e);
+/* Copies rec into the current chunk (a new one when full); e points at it. */
+int pd_copy_record(struct perfdata *pd, const unsigned char *rec, size_t size, struct pd_ent *e);
 
 /* Load helpers honouring pd->swap. */
 uint64_t pd_u64(const struct perfdata *pd, const unsigned char *p);

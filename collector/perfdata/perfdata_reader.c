@@ -19,67 +19,12 @@
 #include <zstd.h>
 
 enum {
-	CHUNK_SIZE = 1 << 20,
 	RELEASE_STEP = 32 << 20,     /* a multiple of the page size */
 	STREAM_BUF = 1 << 20,
 	PIPE_HEADER_SIZE = 16,
 	S_TID = 1u << 1, S_TIME = 1u << 2, S_IP = 1u << 0, S_IDENTIFIER = 1u << 16,
 };
 
-/* ---- chunks holding record copies ---- */
-
-void pd_ent_release(struct perfdata *pd, const struct pd_ent *e)
-{
-	struct pd_chunk *c = e->chunk;
-
-	if (!c || --c->refs)
-		return;
-	if (c == pd->chunk_cur) {
-		c->used = 0;
-	} else {
-		c->used = 0;
-		c->next = pd->chunk_free;
-		pd->chunk_free = c;
-	}
-}
-
-static int copy_record(struct perfdata *pd, const unsigned char *rec, size_t size, struct pd_ent *e)
-{
-	struct pd_chunk *c = pd->chunk_cur;
-	size_t need = (size + 7) & ~(size_t)7;
-
-	if (!c || c->cap - c->used < need) {
-		/* The current chunk is full: leave it to its last references. */
-		if (c && c->refs == 0) {
-			c->used = 0;
-			c->next = pd->chunk_free;
-			pd->chunk_free = c;
-		}
-		c = pd->chunk_free;
-		if (c) {
-			pd->chunk_free = c->next;
-		} else {
-			c = calloc(1, sizeof(*c));
-			if (!c)
-				return -ENOMEM;
-			c->cap = CHUNK_SIZE;
-			c->data = malloc(c->cap);
-			if (!c->data) {
-				free(c);
-				return -ENOMEM;
-			}
-		}
-		c->next = NULL;
-		c->used = 0;
-		pd->chunk_cur = c;
-	}
-	memcpy(c->data + c->used, rec, size);
-	e->rec = c->data + c->used;
-	e->chunk = c;
-	c->used += need;
-	c->refs++;
-	return 0;
-}
 
 /* Every chunk ever made is on the free list or current or referenced by a
  * queued record; at close the queues are released first, so all are on the
@@ -184,7 +129,7 @@ static int push_immediate(struct perfdata *pd, const unsigned char *rec, size_t 
 {
 	struct pd_ent e = { .rec = rec, .size = (uint32_t)size, .attr = attr, .seq = pd->seq++ };
 
-	if (!stable && copy_record(pd, rec, size, &e) < 0)
+	if (!stable && pd_copy_record(pd, rec, size, &e) < 0)
 		return -ENOMEM;
 	if (pd_fifo_push(pd, &e) < 0) {
 		pd_ent_release(pd, &e);
@@ -391,7 +336,7 @@ static int process_record(struct perfdata *pd, const unsigned char *rec, size_t 
 	e.attr = record_attr(pd, rec, size, h.type);
 	has_ts = record_time(pd, rec, size, h.type, e.attr, &e.ts);
 	e.seq = pd->seq++;
-	if (!stable && copy_record(pd, rec, size, &e) < 0)
+	if (!stable && pd_copy_record(pd, rec, size, &e) < 0)
 		return c2c_error_set(err, -ENOMEM, "%s: out of memory queueing records", pd->path);
 	rc = pd_order_add(pd, &e, has_ts);
 	if (rc < 0) {
