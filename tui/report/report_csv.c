@@ -2,21 +2,11 @@
  * kind (trace, shared, line, pareto) and a header record precedes each kind,
  * so a spreadsheet or `grep '^line,'` takes what it needs. */
 #include "tui/report/report.h"
+#include "tui/report/escape.h"
 
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>
-
-static void cstr(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
-}
 
 static void cpct(FILE *out, double v, int decimals)
 {
@@ -29,7 +19,7 @@ static void cvalues(FILE *out, const char *kind, const struct report_value *v, s
 	fprintf(out, "%s,key,label,value\n", kind);
 	for (size_t i = 0; i < n; i++) {
 		fprintf(out, "%s,%s,", kind, v[i].key);
-		cstr(out, v[i].label);
+		report_csv_str(out, v[i].label);
 		fputc(',', out);
 		if (v[i].kind == RV_COUNT)
 			fprintf(out, "%" PRIu64, v[i].count);
@@ -68,9 +58,9 @@ int report_print_csv(const struct report_model *m, FILE *out)
 			c.tot, c.lcl, c.rmt, c.records, c.loads, c.stores, c.st_l1hit, c.st_l1miss, c.st_na,
 			c.ld_fbhit, c.ld_l1hit, c.ld_l2hit, c.ld_lclhit, c.ld_lclhitm, c.ld_rmthit, c.ld_rmthitm,
 			c.dram_lcl, c.dram_rmt);
-		cstr(out, l->row.symbol);
+		report_csv_str(out, l->row.symbol);
 		fputc(',', out);
-		cstr(out, l->row.dso);
+		report_csv_str(out, l->row.dso);
 		fputc('\n', out);
 	}
 
@@ -100,13 +90,13 @@ int report_print_csv(const struct report_model *m, FILE *out)
 				c2c_format_mean(cy[0], sizeof(cy[0]), c.cyc_rmt),
 				c2c_format_mean(cy[1], sizeof(cy[1]), c.cyc_lcl),
 				c2c_format_mean(cy[2], sizeof(cy[2]), c.cyc_load), c.records, c.cpu_cnt);
-			cstr(out, c.symbol);
+			report_csv_str(out, c.symbol);
 			fputc(',', out);
-			cstr(out, c.object);
+			report_csv_str(out, c.object);
 			fputc(',', out);
-			cstr(out, c.source);
+			report_csv_str(out, c.source);
 			fputc(',', out);
-			cstr(out, c.nodes);
+			report_csv_str(out, c.nodes);
 			fputc('\n', out);
 		}
 	}
@@ -118,9 +108,9 @@ int report_print_csv(const struct report_model *m, FILE *out)
 		fprintf(out, "lock,0x%" PRIx64 ",0x%" PRIx64 ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,%u,", k->lock_addr,
 			c2c_line_display(k->line_addr, m->sum.cacheline_size), store_lock_kind(k->flags), k->waits,
 			k->wait_ns, k->max_wait_ns, k->nr_threads, k->nr_sites);
-		cstr(out, k->symbol);
+		report_csv_str(out, k->symbol);
 		fputc(',', out);
-		cstr(out, m->top_site[i].function);
+		report_csv_str(out, m->top_site[i].function);
 		fputc('\n', out);
 	}
 	return ferror(out) ? -1 : 0;

@@ -2,49 +2,15 @@
  * the text report shows, plus the raw counters of each line and row, for
  * scripts, CI and tests/e2e/compare_c2c.py. */
 #include "tui/report/report.h"
+#include "tui/report/escape.h"
 
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>
 
-/* Length of the valid UTF-8 sequence at p (0 when invalid). */
-static size_t utf8_len(const unsigned char *p)
-{
-	size_t n = *p >= 0xf0 && *p <= 0xf4 ? 4 : *p >= 0xe0 && *p <= 0xef ? 3 : *p >= 0xc2 && *p <= 0xdf ? 2 : 0;
-
-	for (size_t i = 1; i < n; i++)
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-	return n;
-}
-
-/* A JSON string. Names from recordings (comm, paths) may hold any bytes:
- * bytes that are not UTF-8 are written as the Latin-1 code point, so the
- * output always parses. */
-static void jstr(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		size_t n;
-
-		if (*p == '"' || *p == '\\')
-			fprintf(out, "\\%c", *p);
-		else if (*p < 0x20 || *p == 0x7f)
-			fprintf(out, "\\u%04x", *p);
-		else if (*p < 0x80)
-			fputc(*p, out);
-		else if ((n = utf8_len(p)) != 0) {
-			fwrite(p, 1, n, out);
-			p += n - 1;
-		} else
-			fprintf(out, "\\u%04x", *p);
-	}
-	fputc('"', out);
-}
-
 static void jkey(FILE *out, const char *k)
 {
-	jstr(out, k);
+	report_json_str(out, k);
 	fputc(':', out);
 }
 
@@ -80,10 +46,10 @@ static void jvalues(FILE *out, const struct report_value *v, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		fprintf(out, "%s{", i ? "," : "");
 		jkey(out, "label");
-		jstr(out, v[i].label);
+		report_json_str(out, v[i].label);
 		fputc(',', out);
 		jkey(out, "key");
-		jstr(out, v[i].key);
+		report_json_str(out, v[i].key);
 		fputc(',', out);
 		jkey(out, "value");
 		if (v[i].kind == RV_COUNT)
@@ -118,22 +84,22 @@ static void jpareto(const struct report_model *m, const struct report_line *l, s
 	jkey(out, "st_l1miss_pct"); jpct(out, c.st_l1miss_pct, 2); fputc(',', out);
 	jkey(out, "st_na_pct"); jpct(out, c.st_na_pct, 2); fputc(',', out);
 	jkey(out, "offset"); jhex(out, c.offset); fputc(',', out);
-	jkey(out, "node"); jstr(out, c.node); fputc(',', out);
+	jkey(out, "node"); report_json_str(out, c.node); fputc(',', out);
 	U("pa_cnt", c.pa_cnt);
 	jkey(out, "pid"); fprintf(out, "%d,", r->pid);
 	jkey(out, "tid"); fprintf(out, "%d,", r->tid);
-	jkey(out, "comm"); jstr(out, r->comm); fputc(',', out);
+	jkey(out, "comm"); report_json_str(out, r->comm); fputc(',', out);
 	jkey(out, "iaddr"); jhex(out, r->iaddr); fputc(',', out);
 	jmean(out, "cycles_rmt", c.cyc_rmt); fputc(',', out);
 	jmean(out, "cycles_lcl", c.cyc_lcl); fputc(',', out);
 	jmean(out, "cycles_load", c.cyc_load); fputc(',', out);
 	U("records", c.records);
 	U("cpu_cnt", c.cpu_cnt);
-	jkey(out, "symbol"); jstr(out, c.symbol); fputc(',', out);
-	jkey(out, "function"); jstr(out, r->function); fputc(',', out);
-	jkey(out, "object"); jstr(out, c.object); fputc(',', out);
-	jkey(out, "source"); jstr(out, c.source); fputc(',', out);
-	jkey(out, "nodes"); jstr(out, c.nodes); fputc(',', out);
+	jkey(out, "symbol"); report_json_str(out, c.symbol); fputc(',', out);
+	jkey(out, "function"); report_json_str(out, r->function); fputc(',', out);
+	jkey(out, "object"); report_json_str(out, c.object); fputc(',', out);
+	jkey(out, "source"); report_json_str(out, c.source); fputc(',', out);
+	jkey(out, "nodes"); report_json_str(out, c.nodes); fputc(',', out);
 	jkey(out, "stats"); jstats(out, &r->stats);
 	fputc('}', out);
 }
@@ -147,7 +113,7 @@ static void jline(const struct report_model *m, const struct report_line *l, FIL
 	U("index", l->row.rank);
 	/* the line key's identity variant is not part of the address */
 	jkey(out, "address"); jhex(out, c2c_line_display(l->row.addr, m->sum.cacheline_size)); fputc(',', out);
-	jkey(out, "node"); jstr(out, c.node); fputc(',', out);
+	jkey(out, "node"); report_json_str(out, c.node); fputc(',', out);
 	U("pa_cnt", c.pa_cnt);
 	jkey(out, "costly_pct"); jpct(out, c.costly_pct, 2); fputc(',', out);
 	U("tot", c.tot); U("lcl", c.lcl); U("rmt", c.rmt);
@@ -158,9 +124,9 @@ static void jline(const struct report_model *m, const struct report_line *l, FIL
 	U("ld_rmthit", c.ld_rmthit); U("ld_rmthitm", c.ld_rmthitm);
 	U("dram_lcl", c.dram_lcl); U("dram_rmt", c.dram_rmt);
 	U("nr_cpus", l->row.nr_cpus); U("nr_threads", l->row.nr_threads);
-	jkey(out, "symbol"); jstr(out, l->row.symbol); fputc(',', out);
+	jkey(out, "symbol"); report_json_str(out, l->row.symbol); fputc(',', out);
 	U("symbol_offset", l->row.symbol_offset);
-	jkey(out, "dso"); jstr(out, l->row.dso); fputc(',', out);
+	jkey(out, "dso"); report_json_str(out, l->row.dso); fputc(',', out);
 	jkey(out, "stats"); jstats(out, &l->row.stats); fputc(',', out);
 	jkey(out, "pareto");
 	fputc('[', out);
@@ -179,16 +145,16 @@ int report_print_json(const struct report_model *m, FILE *out)
 
 	fputc('{', out);
 	U("c2ctui_report", 1);
-	jkey(out, "input"); jstr(out, m->input); fputc(',', out);
-	jkey(out, "display"); jstr(out, c2c_display_key(m->display)); fputc(',', out);
-	jkey(out, "sort_on"); jstr(out, report_sort_title(m)); fputc(',', out);
-	jkey(out, "grouping"); jstr(out, m->cl_sort); fputc(',', out);
+	jkey(out, "input"); report_json_str(out, m->input); fputc(',', out);
+	jkey(out, "display"); report_json_str(out, c2c_display_key(m->display)); fputc(',', out);
+	jkey(out, "sort_on"); report_json_str(out, report_sort_title(m)); fputc(',', out);
+	jkey(out, "grouping"); report_json_str(out, m->cl_sort); fputc(',', out);
 	jkey(out, "events");
 	fputc('[', out);
 	for (size_t i = 0; i < m->nevents; i++) {
 		if (i)
 			fputc(',', out);
-		jstr(out, m->events[i].name);
+		report_json_str(out, m->events[i].name);
 	}
 	fputs("],", out);
 	n = report_trace_values(m, v, 64);
@@ -213,15 +179,15 @@ int report_print_json(const struct report_model *m, FILE *out)
 		fprintf(out, "%s{", i ? "," : "");
 		jkey(out, "address"); fprintf(out, "\"0x%" PRIx64 "\",", k->lock_addr);
 		jkey(out, "line"); fprintf(out, "\"0x%" PRIx64 "\",", c2c_line_display(k->line_addr, m->sum.cacheline_size));
-		jkey(out, "kind"); jstr(out, store_lock_kind(k->flags)); fputc(',', out);
-		jkey(out, "symbol"); jstr(out, k->symbol); fputc(',', out);
+		jkey(out, "kind"); report_json_str(out, store_lock_kind(k->flags)); fputc(',', out);
+		jkey(out, "symbol"); report_json_str(out, k->symbol); fputc(',', out);
 		U("symbol_offset", k->symbol_offset);
 		U("waits", k->waits);
 		U("wait_ns", k->wait_ns);
 		U("max_wait_ns", k->max_wait_ns);
 		U("threads", k->nr_threads);
 		U("sites", k->nr_sites);
-		jkey(out, "top_caller"); jstr(out, s->function); fputc(',', out);
+		jkey(out, "top_caller"); report_json_str(out, s->function); fputc(',', out);
 		jkey(out, "top_caller_offset"); fprintf(out, "%" PRIu64 "}", s->offset);
 	}
 	fputs("],", out);
