@@ -1,7 +1,11 @@
 /* The view framework shared by the explorer's views (tui/view_*.c): the
  * query value a view is rebuilt from, the ops table each view exports, the
- * explorer state views read (store, display mode, filters), and the calls
- * a view makes (push a child view, show a message).
+ * explorer state views read (store, display mode, filters), what a view's
+ * action returns to the loop (enum view_result flags and a struct
+ * view_reply: a view never pushes, pops or changes filters itself), and
+ * the services a view may call (view_service.c: messages, timing, the
+ * wake fd). Views name each other by kind (enum view_kind), never by ops
+ * table: only the loop maps a kind to its table (view_registry.c).
  *
  * A view owns a body area of the screen (rows [y, y+h), all columns); the
  * summary header above and the status line below belong to the loop
@@ -22,10 +26,32 @@
 struct view;
 struct explorer;
 
+/* Every kind of view and its ops table, one list: it generates enum
+ * view_kind here and the kind -> table map in view_registry.c. */
+#define VIEW_KINDS(KIND) \
+	KIND(LINES, view_lines_ops) \
+	KIND(LINE, view_line_ops) \
+	KIND(SITE, view_site_ops) \
+	KIND(CPUS, view_cpus_ops) \
+	KIND(TIMELINE, view_timeline_ops) \
+	KIND(HELP, view_help_ops) \
+	KIND(LAYOUT, view_layout_ops) \
+	KIND(ASSIGN, view_assign_ops) \
+	KIND(DIFF, view_diff_ops) \
+	KIND(DIFF_LAYOUT, view_diff_layout_ops)
+
+#define VIEW_KIND_ENUM(kind, ops) VK_##kind,
+enum view_kind {
+	VK_NONE = 0,             /* a view another command brought (tui_options.first_view) */
+	VIEW_KINDS(VIEW_KIND_ENUM)
+	VK__COUNT
+};
+#undef VIEW_KIND_ENUM
+
 /* The small value a view is rebuilt from. Filters, display mode and the
  * time window are the explorer's (they apply to every view at once). */
 struct view_query {
-	const struct view_ops *ops;
+	enum view_kind kind;
 	uint64_t line;           /* cache line address (line, cpus, timeline views) */
 	int64_t site;            /* code site id (site view) */
 	int32_t cpu;             /* -1 none */
@@ -33,9 +59,26 @@ struct view_query {
 	void *arg;               /* opaque, for views added by other commands */
 };
 
+/* What a view's action (or click) asks of the loop, htop's HandlerResult:
+ * bits, acted on in this order: redraw, requery, filter, pop, reload,
+ * push, then the reply's message. */
 enum view_result {
 	VIEW_UNHANDLED = 0,      /* the loop applies the global meaning */
-	VIEW_HANDLED = 1,
+	VIEW_HANDLED = 1 << 0,   /* no global meaning */
+	VIEW_REDRAW = 1 << 1,    /* repaint the body (title, tables) */
+	VIEW_REQUERY = 1 << 2,   /* re-run this view's queries when next shown */
+	VIEW_FILTER = 1 << 3,    /* reply.filter is every view's filter now (implies RELOAD) */
+	VIEW_POP = 1 << 4,       /* back to the view below this one */
+	VIEW_RELOAD = 1 << 5,    /* the session changed: reload the summary, every view re-runs */
+	VIEW_PUSH = 1 << 6,      /* open reply.push above the current view */
+};
+
+/* The values that go with the flags; the loop clears it before each call. */
+struct view_reply {
+	struct view_query push;           /* VIEW_PUSH: the view to open */
+	struct store_filter filter;       /* VIEW_FILTER: starts as the current filter */
+	char message[256];                /* shown in the status line when set */
+	int message_error;
 };
 
 struct view_ops {
@@ -54,15 +97,16 @@ struct view_ops {
 	void (*layout)(struct view *v);
 	/* Fetches the main table's visible rows after a scroll; may be NULL. */
 	int (*fetch)(struct view *v, struct c2c_error *err);
-	/* View-specific meaning of an action (enum action). */
-	enum view_result (*action)(struct view *v, enum action a);
+	/* View-specific meaning of an action (enum action); what it asks of
+	 * the loop goes in the result flags and *reply. */
+	enum view_result (*action)(struct view *v, enum action a, struct view_reply *reply);
 	/* Moves the cursor to the next (dir 1) or previous (-1) row matching
 	 * text after the cursor. 1 found, 0 not found, negative error. */
 	int (*search)(struct view *v, const char *text, int dir, struct c2c_error *err);
 	/* The view's title line (what it shows, how many rows, sort). */
 	void (*title)(struct view *v, char *buf, size_t size);
-	/* Mouse click on body row y (0-based in the body). */
-	void (*click)(struct view *v, int y, int x, int dbl);
+	/* Mouse click on body row y (0-based in the body); as action. */
+	enum view_result (*click)(struct view *v, int y, int x, int dbl, struct view_reply *reply);
 	/* Work the view started in the background finished (view_wake_fd was
 	 * written): collect it. Called for every view on the stack. */
 	void (*wake)(struct view *v);
@@ -70,6 +114,7 @@ struct view_ops {
 
 struct view {
 	struct view_query q;
+	const struct view_ops *ops;
 	struct explorer *ex;
 	void *priv;
 	struct table table;      /* the main table (views without one ignore it) */
@@ -115,25 +160,14 @@ enum explorer_dirty {
 	DIRTY_HEADER = 16,
 };
 
-/* The views of the explorer (one file each). */
-extern const struct view_ops view_lines_ops;
-extern const struct view_ops view_line_ops;
-extern const struct view_ops view_site_ops;
-extern const struct view_ops view_cpus_ops;
-extern const struct view_ops view_timeline_ops;
-extern const struct view_ops view_help_ops;
-
-/* Pushes a view built from q above the current one; on failure the
- * message line says why and the stack is unchanged. */
-int view_push(struct explorer *ex, const struct view_query *q);
-/* The view on top. */
-struct view *view_top(struct explorer *ex);
-/* The view below v on the stack, or NULL. */
-struct view *view_parent(struct explorer *ex, const struct view *v);
+/* Services for views (view_service.c; it depends on no view). */
 /* A one-line message in the status line until the next key. */
 void view_message(struct explorer *ex, int error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-/* Data, filters or mode changed: every view re-runs its queries when shown. */
-void view_invalidate(struct explorer *ex);
+/* The same, from an action: shown once the loop acted on the flags. */
+void view_reply_message(struct view_reply *r, int error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Clears r->push for a view of this kind (no CPU) and returns it to fill
+ * in; the action then returns VIEW_PUSH. */
+struct view_query *view_reply_push(struct view_reply *r, enum view_kind kind);
 
 /* Parses the filter language ("sym:NAME cpu:N node:N pid:N tid:N hitm:N";
  * a bare word is a symbol; empty text: no filter) into *f, keeping f's time
@@ -141,10 +175,6 @@ void view_invalidate(struct explorer *ex);
  * returns -EINVAL with one sentence in msg and leaves *f alone. */
 int view_filter_parse(const char *text, struct store_filter *f, char *sym, size_t sym_size, char *msg,
 		      size_t msg_size);
-
-/* A view changed ex->filter: reload the summary, re-run every view's
- * queries, pop `pop` views, and say `what` in the status line. */
-void view_filter_changed(struct explorer *ex, int pop, const char *what);
 
 /* The fd a background job writes one byte to when it is done (any thread);
  * the loop then calls every view's ops->wake. */

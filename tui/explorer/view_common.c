@@ -23,8 +23,8 @@ void view_table_draw(struct view *v)
 	table_draw_header(t, v->y);
 	for (i = 0; i < t->height; i++) {
 		row = t->top + i;
-		if (row < t->nrows && v->q.ops->draw_row)
-			v->q.ops->draw_row(v, row, row == t->cursor);
+		if (row < t->nrows && v->ops->draw_row)
+			v->ops->draw_row(v, row, row == t->cursor);
 		else
 			term_blank(v->y + 1 + i, 0, v->w, TH_NORMAL);
 	}

@@ -303,18 +303,15 @@ static void swap_focus(struct view *v)
 	p->focus = !p->focus;
 }
 
-static enum view_result cpus_action(struct view *v, enum action a)
+static enum view_result cpus_action(struct view *v, enum action a, struct view_reply *reply)
 {
 	struct cpus_priv *p = v->priv;
-	struct explorer *ex = v->ex;
 	const struct cn_row *r;
-	char text[64];
 
 	switch (a) {
 	case ACT_PANE:
 		swap_focus(v);
-		ex->dirty |= DIRTY_BODY;
-		return VIEW_HANDLED;
+		return VIEW_HANDLED | VIEW_REDRAW;
 	case ACT_ENTER:
 		if (v->table.cursor >= (long)(p->focus ? p->nnodes : p->ncpus))
 			return VIEW_HANDLED;
@@ -322,13 +319,12 @@ static enum view_result cpus_action(struct view *v, enum action a)
 		if (r->id < 0)
 			return VIEW_HANDLED;
 		if (p->focus)
-			ex->filter.node = r->id;
+			reply->filter.node = r->id;
 		else
-			ex->filter.cpu = r->id;
-		snprintf(text, sizeof(text), "filter %s:%d (F clears)", p->focus ? "node" : "cpu", r->id);
+			reply->filter.cpu = r->id;
+		view_reply_message(reply, 0, "filter %s:%d (F clears)", p->focus ? "node" : "cpu", r->id);
 		/* Back to where the user came from, now filtered. */
-		view_filter_changed(ex, 1, text);
-		return VIEW_HANDLED;
+		return VIEW_HANDLED | VIEW_FILTER | VIEW_POP;
 	default:
 		return VIEW_UNHANDLED;
 	}

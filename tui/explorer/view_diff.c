@@ -168,13 +168,12 @@ struct layout_arg {
  * object when the line exists there). The base address is the attributed
  * object's start when known, else the line's address; '/' @0xADDR in the
  * list changes it. */
-static enum view_result assign_line(struct view *v)
+static enum view_result assign_line(struct view *v, struct view_reply *reply)
 {
 	const struct diff_result *r = result_of(v);
 	const struct view_diff_arg *a = v->q.arg;
 	static struct view_assign_arg arg;
 	const struct diff_line_row *l;
-	struct view_query q;
 	char type[128];
 	uint64_t obj;
 
@@ -187,22 +186,17 @@ static enum view_result assign_line(struct view *v)
 	snprintf(arg.session, sizeof(arg.session), "%s", l->b.present ? "before" : "after");
 	if (typeinfo_line_object(arg.st, arg.base, type, sizeof(type), &obj) == 0)
 		arg.base = obj;
-	memset(&q, 0, sizeof(q));
-	q.ops = &view_assign_ops;
-	q.arg = &arg;
-	q.cpu = -1;
-	view_push(v->ex, &q);
-	return VIEW_HANDLED;
+	view_reply_push(reply, VK_ASSIGN)->arg = &arg;
+	return VIEW_HANDLED | VIEW_PUSH;
 }
 
-static enum view_result diff_action(struct view *v, enum action act)
+static enum view_result diff_action(struct view *v, enum action act, struct view_reply *reply)
 {
 	const struct diff_result *r = result_of(v);
 	static struct layout_arg la;   /* one layout view at a time on the stack */
-	struct view_query q;
 
 	if (act == ACT_ASSIGN)
-		return assign_line(v);
+		return assign_line(v, reply);
 	if (act != ACT_ENTER)
 		return VIEW_UNHANDLED;
 	if (v->table.cursor >= (long)r->nlines)
@@ -210,15 +204,11 @@ static enum view_result diff_action(struct view *v, enum action act)
 	la.d = *(const struct view_diff_arg *)v->q.arg;
 	la.d.result = r;
 	if (line_type(v, &r->lines[v->table.cursor], la.type, sizeof(la.type)) < 0) {
-		view_message(v->ex, 1, "no type is known for this line");
+		view_reply_message(reply, 1, "no type is known for this line");
 		return VIEW_HANDLED;
 	}
-	memset(&q, 0, sizeof(q));
-	q.ops = &view_diff_layout_ops;
-	q.arg = &la;
-	q.cpu = -1;
-	view_push(v->ex, &q);
-	return VIEW_HANDLED;
+	view_reply_push(reply, VK_DIFF_LAYOUT)->arg = &la;
+	return VIEW_HANDLED | VIEW_PUSH;
 }
 
 static int diff_search(struct view *v, const char *text, int dir, struct c2c_error *err)
@@ -374,22 +364,17 @@ static void lay_title(struct view *v, char *buf, size_t size)
 
 /* Enter: the before build's layout of the type with its statistics, flags
  * and proposal; Tab: the after build's. */
-static enum view_result lay_action(struct view *v, enum action act)
+static enum view_result lay_action(struct view *v, enum action act, struct view_reply *reply)
 {
 	const struct layout_arg *la = v->q.arg;
 	static struct view_layout_arg one;
-	struct view_query q;
 
 	if (act != ACT_ENTER && act != ACT_PANE)
 		return VIEW_UNHANDLED;
 	one.st = act == ACT_ENTER ? la->d.before : la->d.after;
 	snprintf(one.type, sizeof(one.type), "%s", la->type);
-	memset(&q, 0, sizeof(q));
-	q.ops = &view_layout_ops;
-	q.arg = &one;
-	q.cpu = -1;
-	view_push(v->ex, &q);
-	return VIEW_HANDLED;
+	view_reply_push(reply, VK_LAYOUT)->arg = &one;
+	return VIEW_HANDLED | VIEW_PUSH;
 }
 
 static int lay_search(struct view *v, const char *text, int dir, struct c2c_error *err)

@@ -224,11 +224,11 @@ static void ylay_title(struct view *v, char *buf, size_t size)
 }
 
 /* Enter on a member drills into a code site that touches it. */
-static enum view_result ylay_action(struct view *v, enum action act)
+static enum view_result ylay_action(struct view *v, enum action act, struct view_reply *reply)
 {
 	struct ylay_priv *p = v->priv;
 	const struct layout_row *r;
-	struct view_query q;
+	struct view_query *q;
 
 	if (act != ACT_ENTER)
 		return VIEW_UNHANDLED;
@@ -236,19 +236,17 @@ static enum view_result ylay_action(struct view *v, enum action act)
 		return VIEW_HANDLED;
 	r = &p->l.rows[p->rows[v->table.cursor].idx];
 	if (!r->sites.n) {
-		view_message(v->ex, 0, "no code site touches %s", r->name);
+		view_reply_message(reply, 0, "no code site touches %s", r->name);
 		return VIEW_HANDLED;
 	}
-	memset(&q, 0, sizeof(q));
-	q.ops = &view_site_ops;
-	q.site = r->sites.v[0];
-	q.line = STORE_ALL_LINES;
-	q.cpu = -1;
-	view_push(v->ex, &q);
+	q = view_reply_push(reply, VK_SITE);
+	q->site = r->sites.v[0];
+	q->line = STORE_ALL_LINES;
+	/* The loop shows the message once the site view is open. */
 	if (r->sites.n > 1)
-		view_message(v->ex, 0, "%s is touched from %u sites; showing the first", r->name,
-			     r->sites.n);
-	return VIEW_HANDLED;
+		view_reply_message(reply, 0, "%s is touched from %u sites; showing the first", r->name,
+				   r->sites.n);
+	return VIEW_HANDLED | VIEW_PUSH;
 }
 
 static int ylay_search(struct view *v, const char *text, int dir, struct c2c_error *err)
@@ -359,8 +357,9 @@ static int pick_search(struct view *v, const char *text, int dir, struct c2c_err
 		unsigned long long base = strtoull(text + 1, &end, 0);
 		if (end == text + 1 || *end)
 			return 0;
+		/* Only the title shows the base: the loop repaints the body
+		 * (title included) after every search. */
 		a->base = base;
-		v->ex->dirty |= DIRTY_ALL;
 		return 1;
 	}
 	for (long k = 1; k <= n; k++) {
@@ -373,26 +372,24 @@ static int pick_search(struct view *v, const char *text, int dir, struct c2c_err
 	return 0;
 }
 
-static enum view_result pick_action(struct view *v, enum action act)
+static enum view_result pick_action(struct view *v, enum action act, struct view_reply *reply)
 {
 	struct pick_priv *p = v->priv;
 	const struct view_assign_arg *a = v->q.arg;
 	struct c2c_error err = { 0 };
-	char what[256];
 
 	if (act != ACT_ENTER)
 		return VIEW_UNHANDLED;
 	if (v->table.cursor >= (long)p->n)
 		return VIEW_HANDLED;
 	if (typeinfo_assign(a->st, a->base, p->names[v->table.cursor], NULL, NULL, &err) < 0) {
-		view_message(v->ex, 1, "%s", err.msg);
+		view_reply_message(reply, 1, "%s", err.msg);
 		return VIEW_HANDLED;
 	}
-	snprintf(what, sizeof(what), "%.100s assigned to the object at %#llx (saved in the session)",
-		 p->names[v->table.cursor], (unsigned long long)a->base);
+	view_reply_message(reply, 0, "%.100s assigned to the object at %#llx (saved in the session)",
+			   p->names[v->table.cursor], (unsigned long long)a->base);
 	/* back to the diff, every view re-running its queries */
-	view_filter_changed(v->ex, 1, what);
-	return VIEW_HANDLED;
+	return VIEW_HANDLED | VIEW_POP | VIEW_RELOAD;
 }
 
 const struct view_ops view_assign_ops = {

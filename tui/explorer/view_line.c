@@ -658,7 +658,7 @@ static void swap_focus(struct view *v)
 
 /* A writable handle on the session for attribution and assignment: the
  * explorer's own is read-only. */
-static struct store *writable(struct view *v)
+static struct store *writable(struct view *v, struct view_reply *reply)
 {
 	struct line_priv *p = v->priv;
 	struct c2c_error err = { 0 };
@@ -666,11 +666,11 @@ static struct store *writable(struct view *v)
 	if (p->wst)
 		return p->wst;
 	if (v->ex->collecting) {
-		view_message(v->ex, 1, "types can be attributed once collection has stopped");
+		view_reply_message(reply, 1, "types can be attributed once collection has stopped");
 		return NULL;
 	}
 	if (store_open(&p->wst, store_path(v->ex->st), STORE_OPEN_APPEND, &err) < 0) {
-		view_message(v->ex, 1, "%s", err.msg);
+		view_reply_message(reply, 1, "%s", err.msg);
 		p->wst = NULL;
 	}
 	return p->wst;
@@ -678,50 +678,48 @@ static struct store *writable(struct view *v)
 
 /* L: the layout of the type the line's samples were attributed to; the
  * session is attributed on first use (saved in it). */
-static void open_layout(struct view *v)
+static enum view_result open_layout(struct view *v, struct view_reply *reply)
 {
 	struct line_priv *p = v->priv;
 	struct explorer *ex = v->ex;
 	struct c2c_error err = { 0 };
-	struct view_query q;
+	struct view_query *q;
 	uint64_t obj;
 
 	if (!typeinfo_present(ex->st)) {
 		struct typeinfo_opts o = { 0 };
 		struct typeinfo_stats ts;
-		struct store *w = writable(v);
+		struct store *w = writable(v, reply);
 		if (!w)
-			return;
+			return VIEW_HANDLED;
 		if (typeinfo_attribute(w, &o, &ts, &err) < 0) {
-			view_message(ex, 1, "%s", err.msg);
-			return;
+			view_reply_message(reply, 1, "%s", err.msg);
+			return VIEW_HANDLED;
 		}
 	}
 	if (typeinfo_line_object(ex->st, v->q.line, p->layout_arg.type, sizeof(p->layout_arg.type), &obj) < 0) {
-		view_message(ex, 0, "no sample of this line was attributed to a type (a: assign one by hand)");
-		return;
+		view_reply_message(reply, 0, "no sample of this line was attributed to a type (a: assign one by hand)");
+		return VIEW_HANDLED;
 	}
 	p->layout_arg.st = ex->st;
-	memset(&q, 0, sizeof(q));
-	q.ops = &view_layout_ops;
-	q.arg = &p->layout_arg;
-	q.line = v->q.line;
-	q.cpu = -1;
-	view_push(ex, &q);
+	q = view_reply_push(reply, VK_LAYOUT);
+	q->arg = &p->layout_arg;
+	q->line = v->q.line;
+	return VIEW_HANDLED | VIEW_PUSH;
 }
 
 /* a: pick the struct the line's object is; the object starts where the
  * attribution says, else at the line's data symbol, else at the line. */
-static void open_assign(struct view *v)
+static enum view_result open_assign(struct view *v, struct view_reply *reply)
 {
 	struct line_priv *p = v->priv;
-	struct store *w = writable(v);
-	struct view_query q;
+	struct store *w = writable(v, reply);
+	struct view_query *q;
 	char type[128];
 	uint64_t obj;
 
 	if (!w)
-		return;
+		return VIEW_HANDLED;
 	if (typeinfo_line_object(v->ex->st, v->q.line, type, sizeof(type), &obj) == 0)
 		p->assign_arg.base = obj;
 	else if (p->info.symbol[0] && p->info.symbol[0] != '[')
@@ -730,32 +728,28 @@ static void open_assign(struct view *v)
 		p->assign_arg.base = v->q.line;
 	p->assign_arg.st = w;
 	p->assign_arg.session[0] = 0;
-	memset(&q, 0, sizeof(q));
-	q.ops = &view_assign_ops;
-	q.arg = &p->assign_arg;
-	q.line = v->q.line;
-	q.cpu = -1;
-	view_push(v->ex, &q);
+	q = view_reply_push(reply, VK_ASSIGN);
+	q->arg = &p->assign_arg;
+	q->line = v->q.line;
+	return VIEW_HANDLED | VIEW_PUSH;
 }
 
-static enum view_result line_action(struct view *v, enum action a)
+static enum view_result line_action(struct view *v, enum action a, struct view_reply *reply)
 {
 	struct line_priv *p = v->priv;
 	struct c2c_error err = { 0 };
-	struct view_query q;
+	struct view_query *q;
 
 	switch (a) {
 	case ACT_PANE:
 		swap_focus(v);
-		v->ex->dirty |= DIRTY_BODY;
-		return VIEW_HANDLED;
+		return VIEW_HANDLED | VIEW_REDRAW;
 	case ACT_WORDS:
 		p->words8 = !p->words8;
 		v->q.words8 = p->words8;
 		if (line_open(v, &err) < 0)
-			view_message(v->ex, 1, "%s", err.msg);
-		v->ex->dirty |= DIRTY_BODY;
-		return VIEW_HANDLED;
+			view_reply_message(reply, 1, "%s", err.msg);
+		return VIEW_HANDLED | VIEW_REDRAW;
 	case ACT_ENTER:
 		if (p->focus == 0) {
 			/* To the code sites of this offset. */
@@ -771,36 +765,26 @@ static enum view_result line_action(struct view *v, enum action a)
 					break;
 				}
 			}
-			v->ex->dirty |= DIRTY_BODY;
-			return VIEW_HANDLED;
+			return VIEW_HANDLED | VIEW_REDRAW;
 		}
 		if (v->table.cursor >= (long)p->nsites)
 			return VIEW_HANDLED;
 		if (!p->sites[v->table.cursor].site) {
-			view_message(v->ex, 0, "this row has no single code site");
+			view_reply_message(reply, 0, "this row has no single code site");
 			return VIEW_HANDLED;
 		}
-		memset(&q, 0, sizeof(q));
-		q.ops = &view_site_ops;
-		q.site = p->sites[v->table.cursor].site;
-		q.line = v->q.line;
-		q.cpu = -1;
-		view_push(v->ex, &q);
-		return VIEW_HANDLED;
+		q = view_reply_push(reply, VK_SITE);
+		q->site = p->sites[v->table.cursor].site;
+		q->line = v->q.line;
+		return VIEW_HANDLED | VIEW_PUSH;
 	case ACT_LAYOUT:
-		open_layout(v);
-		return VIEW_HANDLED;
+		return open_layout(v, reply);
 	case ACT_ASSIGN:
-		open_assign(v);
-		return VIEW_HANDLED;
+		return open_assign(v, reply);
 	case ACT_CPUS:
 	case ACT_TIMELINE:
-		memset(&q, 0, sizeof(q));
-		q.ops = a == ACT_CPUS ? &view_cpus_ops : &view_timeline_ops;
-		q.line = v->q.line;
-		q.cpu = -1;
-		view_push(v->ex, &q);
-		return VIEW_HANDLED;
+		view_reply_push(reply, a == ACT_CPUS ? VK_CPUS : VK_TIMELINE)->line = v->q.line;
+		return VIEW_HANDLED | VIEW_PUSH;
 	default:
 		return VIEW_UNHANDLED;
 	}
@@ -830,7 +814,7 @@ static int line_search(struct view *v, const char *text, int dir, struct c2c_err
 	return 0;
 }
 
-static void line_click(struct view *v, int y, int x, int dbl)
+static enum view_result line_click(struct view *v, int y, int x, int dbl, struct view_reply *reply)
 {
 	struct line_priv *p = v->priv;
 	int sy = v->y + y;
@@ -840,16 +824,14 @@ static void line_click(struct view *v, int y, int x, int dbl)
 
 	(void)x;
 	if (pane < 0)
-		return;
+		return VIEW_UNHANDLED;
 	if (pane != p->focus)
 		swap_focus(v);
 	t = &v->table;
 	row = t->top + (sy - (pane ? p->site_y : p->off_y)) - 1;
 	if (row >= t->top && row < t->nrows)
 		table_goto(t, row);
-	v->ex->dirty |= DIRTY_BODY;
-	if (dbl)
-		line_action(v, ACT_ENTER);
+	return VIEW_REDRAW | (dbl ? line_action(v, ACT_ENTER, reply) : VIEW_UNHANDLED);
 }
 
 const struct view_ops view_line_ops = {

@@ -433,29 +433,23 @@ static void lines_title(struct view *v, char *buf, size_t size)
 		 t->sort_col >= 0 ? t->cols[t->sort_col].title : "-", t->sort_desc ? "desc" : "asc");
 }
 
-static enum view_result lines_action(struct view *v, enum action a)
+static enum view_result lines_action(struct view *v, enum action a, struct view_reply *reply)
 {
 	const struct store_line_row *r = lines_row(v, v->table.cursor);
-	struct view_query q;
 
 	if (a == ACT_SHOW_ALL) {
 		struct lines_priv *p = v->priv;
 		p->show_all = !p->show_all;
 		table_goto(&v->table, 0);
-		v->gen = v->ex->gen - 1;   /* re-query */
-		view_message(v->ex, 0, "%s", p->show_all ? "all lines (a: shared lines only)" : "shared lines only (a: all lines)");
-		return VIEW_HANDLED;
+		view_reply_message(reply, 0, "%s", p->show_all ? "all lines (a: shared lines only)" : "shared lines only (a: all lines)");
+		return VIEW_HANDLED | VIEW_REQUERY;
 	}
 	if (a != ACT_ENTER)
 		return VIEW_UNHANDLED;
 	if (!r)
 		return VIEW_HANDLED;
-	memset(&q, 0, sizeof(q));
-	q.ops = &view_line_ops;
-	q.line = r->addr;
-	q.cpu = -1;
-	view_push(v->ex, &q);
-	return VIEW_HANDLED;
+	view_reply_push(reply, VK_LINE)->line = r->addr;
+	return VIEW_HANDLED | VIEW_PUSH;
 }
 
 static int row_matches(const struct view *v, const char *text, const struct store_line_row *r)

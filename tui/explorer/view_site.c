@@ -281,27 +281,23 @@ static void site_title(struct view *v, char *buf, size_t size)
 	snprintf(buf, size, "Code site %s%s%s", name, p->site.file[0] ? "  " : "", p->site.file);
 }
 
-static enum view_result site_action(struct view *v, enum action a)
+static enum view_result site_action(struct view *v, enum action a, struct view_reply *reply)
 {
 	struct site_priv *p = v->priv;
 	const struct site_row *r;
-	struct view_query q;
 
 	if (a != ACT_ENTER)
 		return VIEW_UNHANDLED;
 	if (v->table.cursor >= (long)p->nrows)
 		return VIEW_HANDLED;
 	r = &p->rows[v->table.cursor];
-	memset(&q, 0, sizeof(q));
-	q.cpu = -1;
 	if (r->kind == RK_ACCESS) {
-		q.ops = &view_line_ops;
-		q.line = p->acc[r->index].line_addr;
-		view_push(v->ex, &q);
-	} else if (r->kind == RK_CALLER && p->callers[r->index].site > 0) {
-		q.ops = &view_site_ops;
-		q.site = p->callers[r->index].site;
-		view_push(v->ex, &q);
+		view_reply_push(reply, VK_LINE)->line = p->acc[r->index].line_addr;
+		return VIEW_HANDLED | VIEW_PUSH;
+	}
+	if (r->kind == RK_CALLER && p->callers[r->index].site > 0) {
+		view_reply_push(reply, VK_SITE)->site = p->callers[r->index].site;
+		return VIEW_HANDLED | VIEW_PUSH;
 	}
 	return VIEW_HANDLED;
 }

@@ -6,13 +6,13 @@
  * for the screen instead of sleeping. */
 #include "tui/explorer/tui.h"
 #include "tui/explorer/view.h"
+#include "tui/explorer/view_registry.h"
 #include "tui/term/term.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,35 +24,14 @@ enum prompt_purpose {
 	PROMPT_FILTER,
 };
 
-struct view *view_top(struct explorer *ex)
+/* The view on top. */
+static struct view *view_top(struct explorer *ex)
 {
 	return ex->depth ? &ex->stack[ex->depth - 1] : NULL;
 }
 
-struct view *view_parent(struct explorer *ex, const struct view *v)
-{
-	long i = v - ex->stack;
-
-	return i > 0 && i < ex->depth ? &ex->stack[i - 1] : NULL;
-}
-
-void view_message(struct explorer *ex, int error, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(ex->message, sizeof(ex->message), fmt, ap);
-	va_end(ap);
-	ex->message_error = error;
-	ex->dirty |= DIRTY_STATUS;
-}
-
-int view_wake_fd(struct explorer *ex)
-{
-	return ex->wake[1];
-}
-
-void view_invalidate(struct explorer *ex)
+/* Data, filters or mode changed: every view re-runs its queries when shown. */
+static void view_invalidate(struct explorer *ex)
 {
 	ex->gen++;
 	ex->dirty |= DIRTY_ALL;
@@ -93,18 +72,24 @@ static int view_open(struct explorer *ex, struct view *v, struct c2c_error *err)
 
 	busy(ex, "working...");
 	view_area(ex, v);
-	r = v->q.ops->open(v, err);
+	r = v->ops->open(v, err);
 	if (r >= 0)
 		v->gen = ex->gen;
 	return r;
 }
 
-int view_push(struct explorer *ex, const struct view_query *q)
+/* Pushes a view with these ops built from q above the current one; on
+ * failure the message line says why and the stack is unchanged. */
+static int view_push_ops(struct explorer *ex, const struct view_ops *ops, const struct view_query *q)
 {
 	struct c2c_error err = { 0 };
 	struct view *v;
 	int r;
 
+	if (!ops) {
+		view_message(ex, 1, "cannot open the view");
+		return -EINVAL;
+	}
 	if (ex->depth >= VIEW_STACK_MAX) {
 		view_message(ex, 1, "too many views open: go back first");
 		return -ENOSPC;
@@ -112,8 +97,9 @@ int view_push(struct explorer *ex, const struct view_query *q)
 	v = &ex->stack[ex->depth];
 	memset(v, 0, sizeof(*v));
 	v->q = *q;
+	v->ops = ops;
 	v->ex = ex;
-	v->priv = calloc(1, q->ops->priv_size ? q->ops->priv_size : 1);
+	v->priv = calloc(1, ops->priv_size ? ops->priv_size : 1);
 	if (!v->priv) {
 		view_message(ex, 1, "out of memory");
 		return -ENOMEM;
@@ -121,8 +107,8 @@ int view_push(struct explorer *ex, const struct view_query *q)
 	table_init(&v->table, NULL, 0);
 	r = view_open(ex, v, &err);
 	if (r < 0) {
-		if (q->ops->close)
-			q->ops->close(v);
+		if (ops->close)
+			ops->close(v);
 		free(v->priv);
 		v->priv = NULL;
 		view_message(ex, 1, "%s", err.msg[0] ? err.msg : "cannot open the view");
@@ -133,6 +119,12 @@ int view_push(struct explorer *ex, const struct view_query *q)
 	return 0;
 }
 
+/* Pushes the view of q's kind. */
+static int view_push(struct explorer *ex, const struct view_query *q)
+{
+	return view_push_ops(ex, view_kind_ops(q->kind), q);
+}
+
 static void view_pop(struct explorer *ex)
 {
 	struct view *v;
@@ -140,8 +132,8 @@ static void view_pop(struct explorer *ex)
 	if (ex->depth <= 1)
 		return;
 	v = &ex->stack[--ex->depth];
-	if (v->q.ops->close)
-		v->q.ops->close(v);
+	if (v->ops->close)
+		v->ops->close(v);
 	free(v->priv);
 	v->priv = NULL;
 	ex->dirty |= DIRTY_ALL;
@@ -166,14 +158,14 @@ static void view_sync(struct explorer *ex)
 		ow = v->w;
 		view_area(ex, v);
 		if (oh != v->h || ow != v->w) {
-			if (v->q.ops->layout)
-				v->q.ops->layout(v);
+			if (v->ops->layout)
+				v->ops->layout(v);
 			else if (v->table.cols)
 				view_table_layout(v);
 			ex->dirty |= DIRTY_ALL;
 		}
-		if (v->q.ops->fetch && (oh != v->h || ow != v->w))
-			r = v->q.ops->fetch(v, &err);
+		if (v->ops->fetch && (oh != v->h || ow != v->w))
+			r = v->ops->fetch(v, &err);
 	}
 	if (r < 0)
 		view_message(ex, 1, "%s", err.msg);
@@ -184,8 +176,8 @@ static void draw_title(struct explorer *ex, struct view *v)
 	char buf[512];
 
 	buf[0] = 0;
-	if (v->q.ops->title)
-		v->q.ops->title(v, buf, sizeof(buf));
+	if (v->ops->title)
+		v->ops->title(v, buf, sizeof(buf));
 	/* Columns that did not fit are a key away: say which way. */
 	if (v->table.cols && (v->table.hidden_right || v->table.scroll)) {
 		size_t len = strlen(buf);
@@ -237,7 +229,7 @@ static void draw_status(struct explorer *ex)
 	for (size_t i = 0; i < sizeof(shown) / sizeof(shown[0]) && x < ex->cols; i++) {
 		char first[64], *comma;
 		/* The first key of each action keeps the line short. */
-		if (!keymap_keys(v ? v->q.ops->name : NULL, shown[i], keys, sizeof(keys)))
+		if (!keymap_keys(v ? v->ops->name : NULL, shown[i], keys, sizeof(keys)))
 			continue;
 		snprintf(first, sizeof(first), "%s", keys);
 		if ((comma = strchr(first, ',')))
@@ -270,19 +262,19 @@ static void render(struct explorer *ex)
 		summary_draw(ex);
 	if (dirty & DIRTY_BODY) {
 		draw_title(ex, v);
-		v->q.ops->draw(v);
+		v->ops->draw(v);
 	} else if (dirty & DIRTY_ROWS) {
 		struct table *t = &v->table;
 		/* A cursor move inside the page repaints two rows. */
-		if (v->q.ops->draw_row && !table_page_changed(t)) {
+		if (v->ops->draw_row && !table_page_changed(t)) {
 			if (t->drawn_cursor >= t->top && t->drawn_cursor < t->top + t->height &&
 			    t->drawn_cursor < t->nrows && t->drawn_cursor != t->cursor)
-				v->q.ops->draw_row(v, t->drawn_cursor, 0);
+				v->ops->draw_row(v, t->drawn_cursor, 0);
 			if (t->cursor < t->nrows)
-				v->q.ops->draw_row(v, t->cursor, 1);
+				v->ops->draw_row(v, t->cursor, 1);
 			table_drawn(t);
 		} else {
-			v->q.ops->draw(v);
+			v->ops->draw(v);
 		}
 		draw_title(ex, v);
 	}
@@ -302,7 +294,7 @@ static void write_state(struct explorer *ex, char *last, size_t size)
 	if (!path || !*path || !v)
 		return;
 	snprintf(buf, sizeof(buf), "keys=%ld rows=%d cols=%d view=%s depth=%d cursor=%ld top=%ld nrows=%ld\n",
-		 ex->keys, ex->rows, ex->cols, v->q.ops->name, ex->depth, v->table.cursor, v->table.top,
+		 ex->keys, ex->rows, ex->cols, v->ops->name, ex->depth, v->table.cursor, v->table.top,
 		 v->table.nrows);
 	if (!strcmp(buf, last))
 		return;
@@ -337,7 +329,7 @@ static void move_cursor(struct explorer *ex, struct view *v, enum action a)
 		return;
 	if (table_page_changed(t)) {
 		struct c2c_error err = { 0 };
-		if (v->q.ops->fetch && v->q.ops->fetch(v, &err) < 0)
+		if (v->ops->fetch && v->ops->fetch(v, &err) < 0)
 			view_message(ex, 1, "%s", err.msg);
 		ex->dirty |= DIRTY_BODY;
 	} else {
@@ -432,13 +424,29 @@ static void reload_summary(struct explorer *ex)
 	view_invalidate(ex);
 }
 
-void view_filter_changed(struct explorer *ex, int pop, const char *what)
+/* Acts on what a view's action or click returned (enum view_result). */
+static void view_apply(struct explorer *ex, struct view *v, enum view_result r, struct view_reply *reply)
 {
-	while (pop-- > 0 && ex->depth > 1)
+	if (r & VIEW_REDRAW)
+		ex->dirty |= DIRTY_BODY;
+	if (r & VIEW_REQUERY)
+		v->gen = ex->gen - 1;
+	if (r & VIEW_FILTER)
+		ex->filter = reply->filter;
+	if (r & VIEW_POP)
 		view_pop(ex);
-	reload_summary(ex);
-	if (what)
-		view_message(ex, 0, "%s", what);
+	if (r & (VIEW_FILTER | VIEW_RELOAD))
+		reload_summary(ex);
+	if (r & VIEW_PUSH)
+		view_push(ex, &reply->push);
+	if (reply->message[0])
+		view_message(ex, reply->message_error, "%s", reply->message);
+}
+
+static void reply_init(struct explorer *ex, struct view_reply *reply)
+{
+	memset(reply, 0, sizeof(*reply));
+	reply->filter = ex->filter;
 }
 
 static void do_search(struct explorer *ex, struct view *v, int dir)
@@ -450,11 +458,11 @@ static void do_search(struct explorer *ex, struct view *v, int dir)
 		view_message(ex, 0, "no search yet: press / first");
 		return;
 	}
-	if (!v->q.ops->search) {
+	if (!v->ops->search) {
 		view_message(ex, 0, "this view has nothing to search");
 		return;
 	}
-	r = v->q.ops->search(v, ex->search, dir, &err);
+	r = v->ops->search(v, ex->search, dir, &err);
 	if (r < 0)
 		view_message(ex, 1, "%s", err.msg);
 	else if (r == 0)
@@ -500,10 +508,10 @@ static void global_action(struct explorer *ex, struct view *v, enum action a)
 		ex->quit = 1;
 		break;
 	case ACT_HELP:
-		if (v->q.ops != &view_help_ops) {
+		if (v->ops != &view_help_ops) {
 			memset(&q, 0, sizeof(q));
-			q.ops = &view_help_ops;
-			q.arg = (void *)v->q.ops->name;
+			q.kind = VK_HELP;
+			q.arg = (void *)v->ops->name;
 			view_push(ex, &q);
 		}
 		break;
@@ -557,7 +565,7 @@ static void global_action(struct explorer *ex, struct view *v, enum action a)
 	case ACT_CPUS:
 	case ACT_TIMELINE:
 		memset(&q, 0, sizeof(q));
-		q.ops = a == ACT_CPUS ? &view_cpus_ops : &view_timeline_ops;
+		q.kind = a == ACT_CPUS ? VK_CPUS : VK_TIMELINE;
 		q.line = STORE_ALL_LINES;
 		q.cpu = -1;
 		view_push(ex, &q);
@@ -588,8 +596,16 @@ static void dispatch(struct explorer *ex, enum action a)
 		picker_action(ex, v, a);
 		return;
 	}
-	if (v->q.ops->action && v->q.ops->action(v, a) == VIEW_HANDLED)
-		return;
+	if (v->ops->action) {
+		struct view_reply reply;
+		enum view_result r;
+
+		reply_init(ex, &reply);
+		r = v->ops->action(v, a, &reply);
+		view_apply(ex, v, r, &reply);
+		if (r & VIEW_HANDLED)
+			return;
+	}
 	global_action(ex, v, a);
 }
 
@@ -614,7 +630,7 @@ static void handle_mouse(struct explorer *ex, const struct term_event *ev)
 		table_goto(t, t->cursor);
 		if (table_page_changed(t)) {
 			struct c2c_error err = { 0 };
-			if (v->q.ops->fetch && v->q.ops->fetch(v, &err) < 0)
+			if (v->ops->fetch && v->ops->fetch(v, &err) < 0)
 				view_message(ex, 1, "%s", err.msg);
 			ex->dirty |= DIRTY_BODY;
 		} else {
@@ -624,8 +640,11 @@ static void handle_mouse(struct explorer *ex, const struct term_event *ev)
 	}
 	if (ev->y < v->y || ev->y >= v->y + v->h)
 		return;
-	if (v->q.ops->click) {
-		v->q.ops->click(v, by, ev->x, ev->mouse == TM_DOUBLE);
+	if (v->ops->click) {
+		struct view_reply reply;
+
+		reply_init(ex, &reply);
+		view_apply(ex, v, v->ops->click(v, by, ev->x, ev->mouse == TM_DOUBLE, &reply), &reply);
 		return;
 	}
 	if (!v->table.cols)
@@ -673,7 +692,7 @@ static void handle_event(struct explorer *ex, const struct term_event *ev)
 		handle_mouse(ex, ev);
 		return;
 	}
-	a = keymap_lookup(ex->picking ? "sort" : v->q.ops->name, ev->key);
+	a = keymap_lookup(ex->picking ? "sort" : v->ops->name, ev->key);
 	if (a != ACT_NONE)
 		dispatch(ex, a);
 }
@@ -724,17 +743,6 @@ void tui_mark_start(void)
 	t_start_us = now_us();
 }
 
-void view_timing(const char *name, double ms)
-{
-	const char *path = getenv("C2CTUI_TIMING");
-	FILE *f;
-
-	if (!path || !*path || !(f = fopen(path, "a")))
-		return;
-	fprintf(f, "%s_ms=%.3f\n", name, ms);
-	fclose(f);
-}
-
 static void timing_log(const char *fmt, double ms)
 {
 	const char *path = getenv("C2CTUI_TIMING");
@@ -750,8 +758,8 @@ static void explorer_free(struct explorer *ex)
 {
 	while (ex->depth > 0) {
 		struct view *v = &ex->stack[--ex->depth];
-		if (v->q.ops->close)
-			v->q.ops->close(v);
+		if (v->ops->close)
+			v->ops->close(v);
 		free(v->priv);
 	}
 	/* Abandoned background queries still read the session: let short
@@ -810,11 +818,11 @@ int tui_explore(struct store *st, const struct tui_options *opt)
 		goto out;
 	layout(ex);
 	memset(&q, 0, sizeof(q));
-	q.ops = opt->first_view ? opt->first_view : &view_lines_ops;
+	q.kind = view_ops_kind(opt->first_view ? opt->first_view : &view_lines_ops);
 	q.arg = opt->first_arg;
 	q.line = STORE_ALL_LINES;
 	q.cpu = -1;
-	r = view_push(ex, &q);
+	r = view_push_ops(ex, opt->first_view ? opt->first_view : &view_lines_ops, &q);
 	if (r < 0) {
 		c2c_error_set(err, r, "%s", ex->message);
 		goto out;
@@ -843,8 +851,8 @@ int tui_explore(struct store *st, const struct tui_options *opt)
 		wake = term_wait(extra_fd, ex->wake[0], timeout);
 		if (wake & TW_WAKE) {
 			for (int i = 0; i < ex->depth; i++)
-				if (ex->stack[i].q.ops->wake)
-					ex->stack[i].q.ops->wake(&ex->stack[i]);
+				if (ex->stack[i].ops->wake)
+					ex->stack[i].ops->wake(&ex->stack[i]);
 			ex->dirty |= DIRTY_ALL;
 		}
 		if (wake & TW_SIGNAL) {

@@ -297,18 +297,15 @@ static void tl_title(struct view *v, char *buf, size_t size)
 			 p->mark >= 0 ? "  (range marked: Enter applies)" : "  (Space marks, Enter applies)");
 }
 
-static enum view_result tl_action(struct view *v, enum action a)
+static enum view_result tl_action(struct view *v, enum action a, struct view_reply *reply)
 {
 	struct tl_priv *p = v->priv;
-	struct explorer *ex = v->ex;
 	long lo, hi;
-	char what[128];
 
 	switch (a) {
 	case ACT_MARK:
 		p->mark = p->mark == v->table.cursor ? -1 : v->table.cursor;
-		ex->dirty |= DIRTY_BODY;
-		return VIEW_HANDLED;
+		return VIEW_HANDLED | VIEW_REDRAW;
 	case ACT_UP:
 	case ACT_DOWN:
 	case ACT_PGUP:
@@ -316,25 +313,23 @@ static enum view_result tl_action(struct view *v, enum action a)
 	case ACT_HOME:
 	case ACT_END:
 		/* The strip shows the cursor: repaint it with the rows. */
-		ex->dirty |= DIRTY_BODY;
-		return VIEW_UNHANDLED;
+		return VIEW_UNHANDLED | VIEW_REDRAW;
 	case ACT_ENTER:
 		if (!p->n)
 			return VIEW_HANDLED;
 		lo = p->mark < 0 ? v->table.cursor : (p->mark < v->table.cursor ? p->mark : v->table.cursor);
 		hi = p->mark < 0 ? v->table.cursor : (p->mark > v->table.cursor ? p->mark : v->table.cursor);
-		ex->filter.time_from = p->rows[lo].t_start;
-		ex->filter.time_to = p->rows[hi].t_end;
-		snprintf(what, sizeof(what), "time window %.6fs - %.6fs (T clears)", secs(v, p->rows[lo].t_start),
-			 secs(v, p->rows[hi].t_end));
-		view_filter_changed(ex, 1, what);
-		return VIEW_HANDLED;
+		reply->filter.time_from = p->rows[lo].t_start;
+		reply->filter.time_to = p->rows[hi].t_end;
+		view_reply_message(reply, 0, "time window %.6fs - %.6fs (T clears)", secs(v, p->rows[lo].t_start),
+				   secs(v, p->rows[hi].t_end));
+		return VIEW_HANDLED | VIEW_FILTER | VIEW_POP;
 	default:
 		return VIEW_UNHANDLED;
 	}
 }
 
-static void tl_click(struct view *v, int y, int x, int dbl)
+static enum view_result tl_click(struct view *v, int y, int x, int dbl, struct view_reply *reply)
 {
 	struct tl_priv *p = v->priv;
 
@@ -347,9 +342,7 @@ static void tl_click(struct view *v, int y, int x, int dbl)
 		if (row < (long)p->n)
 			table_goto(&v->table, row);
 	}
-	v->ex->dirty |= DIRTY_BODY;
-	if (dbl)
-		tl_action(v, ACT_ENTER);
+	return VIEW_REDRAW | (dbl ? tl_action(v, ACT_ENTER, reply) : VIEW_UNHANDLED);
 }
 
 const struct view_ops view_timeline_ops = {
