@@ -6,7 +6,7 @@
  * reader always sees complete numbers); filtered views build a temporary
  * one from the samples table and write it into temp tables of the same
  * shape, so every query reads one table layout. */
-#include "store/base/store_internal.h"
+#include "store/agg/agg_priv.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -9,7 +9,8 @@
  * (docs/schema.md); valid only for the session's own line size, iaddr
  * coalescing, no sample filter, and the memory topology they were computed
  * with (agg_session "seq:ranges"). */
-#include "store/base/store_internal.h"
+#include "store/agg/agg_priv.h"
+#include "store/filter/filter.h"
 
 #include <errno.h>
 #include <stdio.h>

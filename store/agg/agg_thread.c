@@ -1,11 +1,12 @@
 /* The aggregator's own thread for bulk loads (imports): the writer hands
- * samples and lock waits over in blocks (store/writer/block_queue.c) and goes on
+ * samples and lock waits over in blocks (store/base/block_queue.c) and goes on
  * decoding and writing rows while this thread updates the in-memory
  * aggregates. The aggregates are only read at a commit, which first waits
  * for the queue to drain (agg_worker_drain), so every commit writes exactly
  * what the synchronous path would. No SQLite here: the connection stays
  * with the writer's thread. */
-#include "store/base/store_internal.h"
+#include "store/agg/agg.h"
+#include "store/base/block_queue.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -6,6 +6,7 @@
  * at finalize with one pass over samples, so the timeline key answers by
  * re-binning a few thousand rows instead of scanning every sample. */
 #include "store/agg/agg_timeline.h"
+#include "store/agg/agg_priv.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -268,8 +269,8 @@ static int accumulate(struct store *st, struct build *b, uint64_t nr_samples, st
 	sqlite3_stmt *s;
 	int r;
 
-	if (!force_scan && tl_log_usable(st->agg.tl, nr_samples)) {
-		if (tl_log_each(st->agg.tl, add_logged, b))
+	if (!force_scan && tl_log_usable(st->aggs->agg.tl, nr_samples)) {
+		if (tl_log_each(st->aggs->agg.tl, add_logged, b))
 			return 0;
 		goto locks;
 	}
@@ -495,11 +496,9 @@ int store_timeline_build(struct store *st, struct c2c_error *err)
 
 	if (!st->writable)
 		return c2c_error_set(err, -EROFS, "%s: opened read-only", st->path);
-	/* Its own transaction, not the writer's batch: committing that would
-	 * also flush the writer's aggregates, which only store_finalize has
-	 * loaded. */
-	if (st->in_txn && (r = store_commit(st, err)) < 0)
-		return r;
+	/* Its own transaction, not the writer's batch (which the caller,
+	 * store_finalize, has committed): committing that would also flush
+	 * the writer's aggregates, which only store_finalize has loaded. */
 	if ((r = store_exec(st, "BEGIN IMMEDIATE;", err)) < 0)
 		return r;
 	if ((r = build_in_txn(st, err)) < 0) {

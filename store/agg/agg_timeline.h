@@ -1,4 +1,4 @@
-/* Private to store/: the per-time-slice aggregate behind the timeline
+/* For store/agg and store/query (and tests): the per-time-slice aggregate behind the timeline
  * (store/agg/agg_timeline.c). Tables agg_time_slice (session) and
  * agg_time_line (lines with HITM, stores or lock waits), a fixed number of
  * equal slices over the session's [first, last] sample / lock wait time,
@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "store/base/store_internal.h"
+#include "store/agg/agg.h"
 
 #define STORE_TIMELINE_SLICES 4096
 /* A line's slices are this many session slices (an eighth of the detail
@@ -31,7 +31,7 @@ struct store_slicing {
  * line slices); the buckets are then ceil(nslices / step) <= nbuckets. */
 uint32_t store_timeline_step(const struct store_slicing *sl, bool line, uint32_t nbuckets);
 
-/* store_timeline_build (declared in store_internal.h for store_finalize)
+/* store_timeline_build (declared in store/agg/agg.h for store_finalize)
  * (re)creates both tables from the samples and lock_waits tables in its
  * own transaction. A session with no timed sample gets no tables. */
 

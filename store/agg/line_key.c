@@ -4,7 +4,7 @@
  * anonymous memory). The recorded maps are loaded once per query; the
  * report's scan (store/query/query_report.c) and its precomputed numbers
  * (store/agg/agg_report.c) both key lines here. */
-#include "store/base/store_internal.h"
+#include "store/agg/agg.h"
 
 #include <errno.h>
 #include <stdlib.h>

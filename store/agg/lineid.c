@@ -4,13 +4,13 @@
  * line size, so the variants follow the recording order of the samples
  * the writer is given. A writer appending to an existing session starts a
  * fresh numbering (the table is not rebuilt from the samples). */
-#include "store/base/store_internal.h"
+#include "store/agg/agg.h"
 
 #include <errno.h>
 
 int store_line_variant(struct store *st, uint64_t addr, const struct c2c_line_ident *id)
 {
-	if (!st->lineid && !(st->lineid = c2c_lineid_new(st->line_size)))
+	if (!st->aggs->lineid && !(st->aggs->lineid = c2c_lineid_new(st->line_size)))
 		return -ENOMEM;
-	return c2c_lineid_variant(st->lineid, addr, id);
+	return c2c_lineid_variant(st->aggs->lineid, addr, id);
 }

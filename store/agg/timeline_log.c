@@ -5,7 +5,7 @@
  * reading every row of the samples table back, which cost as much as a
  * third of a large import. The log gives up (and the build scans) when it
  * would outgrow its budget or memory runs out. */
-#include "store/base/store_internal.h"
+#include "store/agg/agg_priv.h"
 
 #include <errno.h>
 #include <stdlib.h>

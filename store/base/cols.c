@@ -2,7 +2,7 @@
  * lists (built once from collector/c2c/c2c.h's counter names, so a counter
  * added there becomes a column here), binding and reading them, and the
  * latency accumulators' update and merge rules. */
-#include "store/base/store_internal.h"
+#include "store/base/base.h"
 
 #include <stdio.h>
 #include <string.h>

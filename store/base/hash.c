@@ -2,7 +2,8 @@
  * aggregate tables (entries allocated from slabs so pointers stay valid
  * while the table grows, and a big table is freed in a few calls) and
  * key-only sets (distinct counts). */
-#include "store/base/store_internal.h"
+#include "store/base/base.h"
+#include "store/base/hash.h"
 
 #include <errno.h>
 #include <stdlib.h>

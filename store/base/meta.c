@@ -1,11 +1,16 @@
-/* Session metadata: key/value text, events, CPU topology and counters. */
-#include "store/base/store_internal.h"
+/* Session metadata as read: key/value text, the memory ranges of the
+ * recording's MEM_TOPOLOGY, the CPU topology and the counters. Writing them
+ * is the writer's (store/writer/meta_write.c). */
+#include "store/base/base_priv.h"
+#include "store/base/meta_names.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const counter_names[STORE_CNT__MAX] = {
+const char *const store_counter_names[STORE_CNT__MAX] = {
 	[STORE_CNT_SAMPLES] = "samples",
 	[STORE_CNT_LOCK_WAITS] = "lock_waits",
 	[STORE_CNT_LOST] = "lost",
@@ -21,66 +26,12 @@ static const char *const counter_names[STORE_CNT__MAX] = {
 
 const char *store_counter_name(enum store_counter c)
 {
-	return (int)c >= 0 && c < STORE_CNT__MAX ? counter_names[c] : "unknown";
-}
-
-/* Opens the batch transaction on the first write after a commit. */
-static int writable(struct store *st, struct c2c_error *err)
-{
-	if (!st->writable)
-		return c2c_error_set(err, -EROFS, "%s: opened read-only", st->path);
-	/* a bulk load's sample thread must be idle before this thread uses
-	 * the connection (store/writer/sample_thread.c) */
-	int rs = store_sample_sync(st, err);
-	if (rs < 0)
-		return rs;
-	if (!st->in_txn) {
-		int r = store_exec(st, "BEGIN;", err);
-		if (r < 0)
-			return r;
-		st->in_txn = true;
-	}
-	return 0;
-}
-
-int store_begin_write(struct store *st, struct c2c_error *err)
-{
-	return writable(st, err);
-}
-
-static int step_done(struct store *st, sqlite3_stmt *s, struct c2c_error *err, const char *what)
-{
-	int rc = sqlite3_step(s);
-	sqlite3_reset(s);
-	sqlite3_clear_bindings(s);
-	return rc == SQLITE_DONE ? 0 : store_sqlerr(st, err, what);
-}
-
-int store_set_meta(struct store *st, const char *key, const char *value, struct c2c_error *err)
-{
-	int r = writable(st, err);
-	if (r < 0)
-		return r;
-	sqlite3_stmt *s = st->stmt[STMT_META_SET];
-	sqlite3_bind_text(s, 1, key, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(s, 2, value ? value : "", -1, SQLITE_TRANSIENT);
-	if ((r = step_done(st, s, err, "writing metadata")) < 0)
-		return r;
-	if (!strcmp(key, STORE_META_CACHELINE)) {
-		unsigned long v = strtoul(value ? value : "", NULL, 10);
-		/* The line size keys every aggregate: it may only be set before
-		 * the first sample. */
-		if (v >= 16 && v <= 4096 && !(v & (v - 1)) && st->agg.nr_samples == 0 && st->counters[STORE_CNT_SAMPLES] == 0) {
-			st->line_size = (uint32_t)v;
-			st->agg.line_size = (uint32_t)v;
-		}
-	}
-	return 0;
+	return (int)c >= 0 && c < STORE_CNT__MAX ? store_counter_names[c] : "unknown";
 }
 
 int store_get_meta(struct store *st, const char *key, char *buf, size_t size)
 {
-	sqlite3_stmt *s = st->stmt[STMT_META_GET];
+	sqlite3_stmt *s = st->meta_get;
 	int r = -ENOENT;
 
 	sqlite3_bind_text(s, 1, key, -1, SQLITE_TRANSIENT);
@@ -94,53 +45,61 @@ int store_get_meta(struct store *st, const char *key, char *buf, size_t size)
 	return r;
 }
 
-int store_add_event(struct store *st, const struct store_event *ev, struct c2c_error *err)
+int store_get_mem_ranges(struct store *st, struct c2c_mem_range **out, size_t *n)
 {
-	int r = writable(st, err);
-	if (r < 0)
-		return r;
-	sqlite3_stmt *s = st->stmt[STMT_EVENT];
-	sqlite3_bind_int64(s, 1, ev->index);
-	sqlite3_bind_text(s, 2, ev->name ? ev->name : "", -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(s, 3, ev->attr_type);
-	sqlite3_bind_int64(s, 4, (sqlite3_int64)ev->config);
-	sqlite3_bind_int64(s, 5, (sqlite3_int64)ev->sample_type);
-	sqlite3_bind_int64(s, 6, (sqlite3_int64)ev->sample_period);
-	sqlite3_bind_int(s, 7, ev->freq);
-	return step_done(st, s, err, "writing an event");
-}
+	int len = store_get_meta(st, STORE_META_MEM_RANGES, NULL, 0);
+	char *buf, *p, *save = NULL;
+	struct c2c_mem_range *r;
+	size_t cnt = 0, cap;
 
-int store_add_cpu(struct store *st, const struct store_cpu *cpu, struct c2c_error *err)
-{
-	int r = writable(st, err);
-	if (r < 0)
-		return r;
-	if (cpu->cpu >= 1u << 20)
-		return c2c_error_set(err, -EINVAL, "%s: cpu number %u out of range", st->path, cpu->cpu);
-	sqlite3_stmt *s = st->stmt[STMT_CPU];
-	sqlite3_bind_int64(s, 1, cpu->cpu);
-	sqlite3_bind_int64(s, 2, cpu->core);
-	sqlite3_bind_int64(s, 3, cpu->socket);
-	sqlite3_bind_int64(s, 4, cpu->node);
-	if ((r = step_done(st, s, err, "writing the CPU topology")) < 0)
-		return r;
-	if (cpu->cpu >= st->nr_cpu_node) {
-		size_t n = cpu->cpu + 1;
-		int32_t *p = realloc(st->cpu_node, n * sizeof(*p));
-		if (!p)
-			return c2c_error_set(err, -ENOMEM, "out of memory");
-		for (size_t i = st->nr_cpu_node; i < n; i++)
-			p[i] = -1;
-		st->cpu_node = p;
-		st->nr_cpu_node = n;
+	*out = NULL;
+	*n = 0;
+	if (len < 0)
+		return 0; /* no MEM_TOPOLOGY recorded: perf prints N/A and 0 */
+	buf = malloc((size_t)len + 1);
+	if (!buf)
+		return -ENOMEM;
+	store_get_meta(st, STORE_META_MEM_RANGES, buf, (size_t)len + 1);
+	cap = 1;
+	for (p = buf; *p; p++)
+		cap += *p == ',';
+	r = calloc(cap, sizeof(*r));
+	if (!r) {
+		free(buf);
+		return -ENOMEM;
 	}
-	st->cpu_node[cpu->cpu] = cpu->node;
+	for (p = strtok_r(buf, ",", &save); p && cnt < cap; p = strtok_r(NULL, ",", &save)) {
+		uint64_t a, b;
+		int node;
+
+		if (sscanf(p, "%" SCNx64 "-%" SCNx64 ":%d", &a, &b, &node) == 3 && a < b)
+			r[cnt++] = (struct c2c_mem_range){ a, b, node };
+	}
+	free(buf);
+	*out = r;
+	*n = cnt;
 	return 0;
 }
 
 int store_cpu_node(struct store *st, uint32_t cpu)
 {
 	return cpu < st->nr_cpu_node ? st->cpu_node[cpu] : -1;
+}
+
+int store_set_cpu_node(struct store *st, uint32_t cpu, int32_t node)
+{
+	if (cpu >= st->nr_cpu_node) {
+		size_t n = cpu + 1;
+		int32_t *p = realloc(st->cpu_node, n * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		for (size_t i = st->nr_cpu_node; i < n; i++)
+			p[i] = -1;
+		st->cpu_node = p;
+		st->nr_cpu_node = n;
+	}
+	st->cpu_node[cpu] = node;
+	return 0;
 }
 
 int store_load_topology(struct store *st, struct c2c_error *err)
@@ -150,64 +109,16 @@ int store_load_topology(struct store *st, struct c2c_error *err)
 	if (r < 0)
 		return r;
 	while (sqlite3_step(s) == SQLITE_ROW) {
-		uint32_t cpu = (uint32_t)sqlite3_column_int64(s, 0);
-		if (cpu >= st->nr_cpu_node) {
-			size_t n = cpu + 1;
-			int32_t *p = realloc(st->cpu_node, n * sizeof(*p));
-			if (!p) {
-				sqlite3_finalize(s);
-				return c2c_error_set(err, -ENOMEM, "out of memory");
-			}
-			for (size_t i = st->nr_cpu_node; i < n; i++)
-				p[i] = -1;
-			st->cpu_node = p;
-			st->nr_cpu_node = n;
+		if (store_set_cpu_node(st, (uint32_t)sqlite3_column_int64(s, 0), sqlite3_column_int(s, 1)) < 0) {
+			sqlite3_finalize(s);
+			return c2c_error_set(err, -ENOMEM, "out of memory");
 		}
-		st->cpu_node[cpu] = sqlite3_column_int(s, 1);
 	}
 	sqlite3_finalize(s);
-	return 0;
-}
-
-int store_add_counter(struct store *st, enum store_counter c, uint64_t delta, struct c2c_error *err)
-{
-	if ((int)c < 0 || c >= STORE_CNT__MAX)
-		return c2c_error_set(err, -EINVAL, "unknown counter %d", (int)c);
-	int r = writable(st, err);
-	if (r < 0)
-		return r;
-	st->counters[c] += delta;
-	st->counters_dirty = true;
-	return 0;
-}
-
-int store_set_counter(struct store *st, enum store_counter c, uint64_t value, struct c2c_error *err)
-{
-	if ((int)c < 0 || c >= STORE_CNT__MAX)
-		return c2c_error_set(err, -EINVAL, "unknown counter %d", (int)c);
-	int r = writable(st, err);
-	if (r < 0)
-		return r;
-	st->counters[c] = value;
-	st->counters_dirty = true;
 	return 0;
 }
 
 uint64_t store_get_counter(struct store *st, enum store_counter c)
 {
 	return (int)c >= 0 && c < STORE_CNT__MAX ? st->counters[c] : 0;
-}
-
-int store_write_counters(struct store *st, struct c2c_error *err)
-{
-	sqlite3_stmt *s = st->stmt[STMT_COUNTER];
-	for (int c = 0; c < STORE_CNT__MAX; c++) {
-		sqlite3_bind_text(s, 1, counter_names[c], -1, SQLITE_STATIC);
-		sqlite3_bind_int64(s, 2, (sqlite3_int64)st->counters[c]);
-		int r = step_done(st, s, err, "writing counters");
-		if (r < 0)
-			return r;
-	}
-	st->counters_dirty = false;
-	return 0;
 }

@@ -1,7 +1,10 @@
 /* Session files: create (schema, WAL, marker), open (with the checks that
  * turn a wrong file into one clear sentence), close. The base schema is
  * documented in docs/schema.md; keep the two in step. */
-#include "store/base/store_internal.h"
+#include "store/base/base_priv.h"
+#include "store/agg/agg.h"
+#include "store/query/query.h"
+#include "store/writer/writer.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -60,43 +63,44 @@ static void sqlite_setup(void)
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 }
 
-static struct store *store_alloc(const char *path)
+static void store_free(struct store *st)
+{
+	store_writer_free(st);  /* its thread and statements before the connection */
+	sqlite3_finalize(st->meta_get);
+	if (st->db)
+		sqlite3_close_v2(st->db);
+	store_aggs_free(st->aggs);
+	store_query_state_free(st->query);
+	free(st->cpu_node);
+	free(st->path);
+	free(st);
+}
+
+/* fresh: a new session (the writer has nothing to load). */
+static struct store *store_alloc(const char *path, bool fresh)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	pthread_once(&once, sqlite_setup);
 	struct store *st = calloc(1, sizeof(*st));
 	if (!st)
 		return NULL;
+	st->line_size = 64;
 	st->path = strdup(path);
-	if (!st->path) {
-		free(st);
+	st->writer = store_writer_new(fresh);
+	st->aggs = store_aggs_new();
+	st->query = store_query_state_new();
+	if (!st->path || !st->writer || !st->aggs || !st->query) {
+		store_free(st);
 		return NULL;
 	}
-	st->line_size = 64;
 	return st;
 }
 
-static void store_free(struct store *st)
+/* The statements of every handle (the writer prepares its own). */
+static int prepare_stmts(struct store *st, struct c2c_error *err)
 {
-	sample_worker_stop(st->samplew);  /* before its statements go */
-	for (int i = 0; i < STMT__MAX; i++)
-		sqlite3_finalize(st->stmt[i]);
-	store_batch_stmts_free(st);
-	if (st->db)
-		sqlite3_close_v2(st->db);
-	agg_worker_stop(st->aggw);
-	agg_fini(&st->agg);
-	agg_table_fini(&st->sites);
-	agg_table_fini(&st->dsyms);
-	agg_table_fini(&st->chains);
-	store_defer_free(st);
-	store_time_blocks_free(st);
-	free(st->cpu_node);
-	free(st->dsym_start);
-	free(st->raw_buf);
-	free(st->path);
-	c2c_lineid_free(st->lineid);
-	free(st);
+	int r = store_prepare(st, &st->meta_get, "SELECT value FROM meta WHERE key = ?", err);
+	return r < 0 ? r : store_writer_prepare(st, err);
 }
 
 const char *store_path(const struct store *st)
@@ -104,47 +108,6 @@ const char *store_path(const struct store *st)
 	return st->path;
 }
 
-static int prepare_writer(struct store *st, struct c2c_error *err)
-{
-	static const char *const sql[STMT__MAX] = {
-		[STMT_SAMPLE] = "INSERT INTO samples (time, event, cpu, node, pid, tid, cpumode, ip, site, addr,"
-				" phys_addr, class_bits, weight, ins_lat, data_src, period, dsym, dsym_offset, callchain,"
-				" raw, line_var) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-		[STMT_LOCK] = "INSERT INTO lock_waits (time, pid, tid, cpu, lock_addr, line, flags, wait_ns, site,"
-			      " dsym, callchain) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-		[STMT_COMM] = "INSERT INTO comms (time, pid, tid, exec, comm) VALUES (?,?,?,?,?)",
-		[STMT_TASK] = "INSERT INTO tasks (time, kind, pid, ppid, tid, ptid) VALUES (?,?,?,?,?,?)",
-		[STMT_MMAP] = "INSERT INTO maps (time, pid, tid, start, len, pgoff, prot, flags, cpumode, maj, min,"
-			      " ino, ino_generation, build_id, filename) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-		/* id NULL: the next rowid */
-		[STMT_SITE] = "INSERT INTO sites (id, ip, pid, cpumode, function, offset, dso, file, line, rel_addr)"
-			      " VALUES (?,?,?,?,?,?,?,?,?,?)",
-		[STMT_DSYM] = "INSERT INTO dsyms (id, name, start, size, pid, dso) VALUES (?,?,?,?,?,?)",
-		[STMT_CHAIN] = "INSERT INTO callchains (id, sites) VALUES (?,?)",
-		[STMT_META_SET] = "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
-		[STMT_META_GET] = "SELECT value FROM meta WHERE key = ?",
-		[STMT_COUNTER] = "INSERT OR REPLACE INTO counters (name, value) VALUES (?, ?)",
-		[STMT_EVENT] = "INSERT OR REPLACE INTO events (idx, name, attr_type, config, sample_type,"
-			       " sample_period, freq) VALUES (?,?,?,?,?,?,?)",
-		[STMT_CPU] = "INSERT OR REPLACE INTO cpus (cpu, core, socket, node) VALUES (?,?,?,?)",
-		[STMT_SAMPLE_BATCH] = NULL,  /* built below */
-	};
-	char batch_sql[2048];
-	size_t n = (size_t)snprintf(batch_sql, sizeof(batch_sql), "INSERT INTO samples (time, event, cpu, node, pid, tid,"
-				    " cpumode, ip, site, addr, phys_addr, class_bits, weight, ins_lat, data_src, period,"
-				    " dsym, dsym_offset, callchain, raw, line_var) VALUES ");
-	for (int r = 0; r < SAMPLE_BATCH && n < sizeof(batch_sql); r++)
-		n += (size_t)snprintf(batch_sql + n, sizeof(batch_sql) - n, "%s(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-				      r ? "," : "");
-	for (int i = 0; i < STMT__MAX; i++) {
-		if (!st->writable && i != STMT_META_GET)
-			continue;
-		int r = store_prepare(st, &st->stmt[i], i == STMT_SAMPLE_BATCH ? batch_sql : sql[i], err);
-		if (r < 0)
-			return r;
-	}
-	return 0;
-}
 
 static int load_counters(struct store *st, struct c2c_error *err)
 {
@@ -181,7 +144,7 @@ int store_create(struct store **out, const char *path, struct c2c_error *err)
 	*out = NULL;
 	if (access(path, F_OK) == 0)
 		return c2c_error_set(err, -EEXIST, "%s: already exists (remove it or choose another name)", path);
-	st = store_alloc(path);
+	st = store_alloc(path, true);
 	if (!st)
 		return c2c_error_set(err, -ENOMEM, "out of memory");
 	st->writable = true;
@@ -209,14 +172,13 @@ int store_create(struct store **out, const char *path, struct c2c_error *err)
 	    (r = store_exec(st, sql, err)) < 0 ||
 	    (r = store_exec(st, "PRAGMA user_version = " /* keep in step with STORE_SCHEMA_VERSION */ "1;", err)) < 0 ||
 	    (r = store_exec(st, "COMMIT;", err)) < 0 ||
-	    (r = prepare_writer(st, err)) < 0 ||
+	    (r = prepare_stmts(st, err)) < 0 ||
 	    (r = store_register_functions(st, err)) < 0) {
 		store_free(st);
 		unlink(path);
 		return r;
 	}
-	agg_init(&st->agg, st->line_size);
-	st->agg_loaded = true;
+	agg_init(&st->aggs->agg, st->line_size);
 	*out = st;
 	return 0;
 }
@@ -253,7 +215,7 @@ int store_open(struct store **out, const char *path, unsigned flags, struct c2c_
 	*out = NULL;
 	if ((r = check_header(path, err)) < 0)
 		return r;
-	st = store_alloc(path);
+	st = store_alloc(path, false);
 	if (!st)
 		return c2c_error_set(err, -ENOMEM, "out of memory");
 	st->writable = (flags & STORE_OPEN_APPEND) != 0;
@@ -299,7 +261,7 @@ int store_open(struct store **out, const char *path, unsigned flags, struct c2c_
 		store_free(st);
 		return r;
 	}
-	if ((r = set_pragmas(st, err)) < 0 || (r = prepare_writer(st, err)) < 0 ||
+	if ((r = set_pragmas(st, err)) < 0 || (r = prepare_stmts(st, err)) < 0 ||
 	    (r = store_register_functions(st, err)) < 0 ||
 	    (r = load_counters(st, err)) < 0 || (r = store_load_topology(st, err)) < 0) {
 		store_free(st);
@@ -307,7 +269,7 @@ int store_open(struct store **out, const char *path, unsigned flags, struct c2c_
 	}
 	load_line_size(st);
 	store_time_blocks_load(st);
-	agg_init(&st->agg, st->line_size);
+	agg_init(&st->aggs->agg, st->line_size);
 	*out = st;
 	return 0;
 }
@@ -316,10 +278,6 @@ void store_close(struct store *st)
 {
 	if (!st)
 		return;
-	if (st->writable && st->in_txn) {
-		struct c2c_error e;
-		if (store_commit(st, &e) < 0)
-			store_exec(st, "ROLLBACK;", NULL);
-	}
+	store_writer_close(st);
 	store_free(st);
 }

@@ -1,6 +1,6 @@
 /* Small helpers shared by the store files: SQLite error reporting,
  * statement preparation, text columns, array growth, big zeroed blocks. */
-#include "store/base/store_internal.h"
+#include "store/base/base.h"
 
 #include <errno.h>
 #include <stdlib.h>

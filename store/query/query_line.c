@@ -2,7 +2,8 @@
  * Pareto rows (perf's per-line section, with coalesce keys), CPUs, nodes,
  * the CPU x offset matrix, and locks (also session-wide for CPUs, nodes
  * and locks). */
-#include "store/base/store_internal.h"
+#include "store/query/query_priv.h"
+#include "store/base/hash.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -1,6 +1,6 @@
 /* Queries: the lines table (perf's "Shared Data Cache Line Table") with
  * display mode, sort, filters and row ranges, and one line's row. */
-#include "store/base/store_internal.h"
+#include "store/query/query_priv.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -145,7 +145,7 @@ static int build_where(struct store *st, const struct store_lines_query *q, cons
 	size_t n;
 	int r;
 
-	if ((r = store_shared_totals(st, schema, &st->q_shared, NULL, err)) < 0)
+	if ((r = store_shared_totals(st, schema, &st->query->q_shared, NULL, err)) < 0)
 		return r;
 	stats_args(args, sizeof(args));
 	n = (size_t)snprintf(buf, size, " WHERE (c2c_displayed(%d, %d%s)%s)", (int)q->mode, q->show_all ? 1 : 0, args,

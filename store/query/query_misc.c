@@ -1,6 +1,7 @@
 /* Queries: the timeline (samples and lock waits per time bucket, for the
  * session or one line) and search (addresses, data symbols, functions). */
-#include "store/base/store_internal.h"
+#include "store/query/query_priv.h"
+#include "store/filter/filter.h"
 #include "store/agg/agg_timeline.h"
 
 #include <ctype.h>

@@ -8,68 +8,15 @@
  * one ordered scan of the samples for all the lines a report shows. Rules: collector/c2c/c2c.h
  * (c2c_mem_node, c2c_paddr_track_update). Written by the c2c/report helper
  * (docs/store-requests.md R1). */
-#include "store/base/store_internal.h"
+#include "store/query/query_priv.h"
+#include "store/agg/agg.h"
+#include "store/filter/filter.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define META_MEM_RANGES "mem_ranges"
-
-int store_set_mem_ranges(struct store *st, const struct c2c_mem_range *r, size_t n, struct c2c_error *err)
-{
-	size_t cap = n * 48 + 1, len = 0;
-	char *buf = malloc(cap);
-	int rc;
-
-	if (!buf)
-		return c2c_error_set(err, -ENOMEM, "out of memory");
-	buf[0] = '\0';
-	for (size_t i = 0; i < n; i++)
-		len += (size_t)snprintf(buf + len, cap - len, "%s%" PRIx64 "-%" PRIx64 ":%d", i ? "," : "",
-					r[i].start, r[i].end, r[i].node);
-	rc = store_set_meta(st, META_MEM_RANGES, buf, err);
-	free(buf);
-	return rc;
-}
-
-int store_get_mem_ranges(struct store *st, struct c2c_mem_range **out, size_t *n)
-{
-	int len = store_get_meta(st, META_MEM_RANGES, NULL, 0);
-	char *buf, *p, *save = NULL;
-	struct c2c_mem_range *r;
-	size_t cnt = 0, cap;
-
-	*out = NULL;
-	*n = 0;
-	if (len < 0)
-		return 0; /* no MEM_TOPOLOGY recorded: perf prints N/A and 0 */
-	buf = malloc((size_t)len + 1);
-	if (!buf)
-		return -ENOMEM;
-	store_get_meta(st, META_MEM_RANGES, buf, (size_t)len + 1);
-	cap = 1;
-	for (p = buf; *p; p++)
-		cap += *p == ',';
-	r = calloc(cap, sizeof(*r));
-	if (!r) {
-		free(buf);
-		return -ENOMEM;
-	}
-	for (p = strtok_r(buf, ",", &save); p && cnt < cap; p = strtok_r(NULL, ",", &save)) {
-		uint64_t a, b;
-		int node;
-
-		if (sscanf(p, "%" SCNx64 "-%" SCNx64 ":%d", &a, &b, &node) == 3 && a < b)
-			r[cnt++] = (struct c2c_mem_range){ a, b, node };
-	}
-	free(buf);
-	*out = r;
-	*n = cnt;
-	return 0;
-}
 
 static void phys_add(struct store_phys *p, int node, uint64_t phys)
 {

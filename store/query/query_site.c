@@ -2,7 +2,8 @@
  * touches, and its callers from the recorded call chains. A site's
  * counts are those of its instruction address (the Pareto rows are keyed
  * by address, as perf's default coalescing). */
-#include "store/base/store_internal.h"
+#include "store/query/query_priv.h"
+#include "store/base/hash.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,6 +1,7 @@
 /* Queries: the session summary, events, and the SQL functions through
  * which the queries apply collector/c2c/c2c.h's rules. */
-#include "store/base/store_internal.h"
+#include "store/query/query_priv.h"
+#include "store/filter/filter.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -8,7 +9,7 @@
 #include <string.h>
 
 /* c2c_displayed(mode, show_all, <32 counters>): perf's line filter
- * against the shared totals of the running query (st->q_shared). */
+ * against the shared totals of the running query (st->query->q_shared). */
 static void sql_displayed(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
 	struct store *st = sqlite3_user_data(ctx);
@@ -20,7 +21,7 @@ static void sql_displayed(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	}
 	for (int c = 0; c < C2C_COUNTER_MAX; c++)
 		*c2c_stats_ref(&line, (enum c2c_counter)c) = (uint64_t)sqlite3_value_int64(argv[2 + c]);
-	sqlite3_result_int(ctx, c2c_line_displayed(&line, &st->q_shared, (enum c2c_display)sqlite3_value_int(argv[0]),
+	sqlite3_result_int(ctx, c2c_line_displayed(&line, &st->query->q_shared, (enum c2c_display)sqlite3_value_int(argv[0]),
 						   sqlite3_value_int(argv[1]) != 0));
 }
 
@@ -53,7 +54,7 @@ static void sql_value(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 
 int store_register_functions(struct store *st, struct c2c_error *err)
 {
-	if (st->sql_funcs)
+	if (st->query->sql_funcs)
 		return 0;
 	if (sqlite3_create_function(st->db, "c2c_displayed", 2 + C2C_COUNTER_MAX, SQLITE_UTF8 | SQLITE_DETERMINISTIC, st,
 				    sql_displayed, NULL, NULL) != SQLITE_OK ||
@@ -62,7 +63,7 @@ int store_register_functions(struct store *st, struct c2c_error *err)
 	    sqlite3_create_function(st->db, "c2c_value", 5, SQLITE_UTF8 | SQLITE_DETERMINISTIC, st, sql_value, NULL,
 				    NULL) != SQLITE_OK)
 		return store_sqlerr(st, err, "registering functions");
-	st->sql_funcs = true;
+	st->query->sql_funcs = true;
 	return 0;
 }
 

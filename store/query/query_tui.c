@@ -1,7 +1,7 @@
 /* Queries the explorer needs beyond the report's tables: the call sites a
  * lock was waited on from (lock waits grouped by their caller site), for
  * the line view's lock section. */
-#include "store/base/store_internal.h"
+#include "store/query/query_priv.h"
 
 #include <errno.h>
 #include <stdbool.h>

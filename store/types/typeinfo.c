@@ -13,7 +13,7 @@
 
 #include "collector/c2c/c2c.h"
 #include "collector/types/insn.h"
-#include "store/base/store_internal.h"
+#include "store/base/base.h"
 
 static const char typeinfo_schema[] =
 	"CREATE TABLE IF NOT EXISTS type_attr (sample_id INTEGER PRIMARY KEY, how INTEGER NOT NULL,"

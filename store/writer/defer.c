@@ -5,7 +5,7 @@
  * import pipeline thousands of times. Their ids are handed out here, from
  * the tables' largest id; nothing refers to them before the commit that
  * writes them (readers only see committed rows). */
-#include "store/base/store_internal.h"
+#include "store/writer/writer_priv.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -42,7 +42,7 @@ int store_defer_start(struct store *st, struct c2c_error *err)
 	sqlite3_stmt *s;
 	int r;
 
-	if (st->defer)
+	if (st->writer->defer)
 		return 0;
 	if (!(d = calloc(1, sizeof(*d))))
 		return c2c_error_set(err, -ENOMEM, "out of memory");
@@ -59,7 +59,7 @@ int store_defer_start(struct store *st, struct c2c_error *err)
 			return store_sqlerr(st, err, "reading the next ids");
 		}
 	}
-	st->defer = d;
+	st->writer->defer = d;
 	return 0;
 }
 
@@ -83,7 +83,7 @@ static void free_row(struct defer_row *x)
 
 void store_defer_free(struct store *st)
 {
-	struct store_defer *d = st->defer;
+	struct store_defer *d = st->writer->defer;
 
 	if (!d)
 		return;
@@ -91,7 +91,7 @@ void store_defer_free(struct store *st)
 		free_row(&d->rows[i]);
 	free(d->rows);
 	free(d);
-	st->defer = NULL;
+	st->writer->defer = NULL;
 }
 
 /* strdup that keeps NULL; *ok cleared when out of memory. */
@@ -109,7 +109,7 @@ static const char *dup_or_null(const char *s, bool *ok)
 /* A new row of kind k: its id, or -ENOMEM (nothing kept). */
 static int64_t push(struct store *st, struct defer_row *x)
 {
-	struct store_defer *d = st->defer;
+	struct store_defer *d = st->writer->defer;
 
 	if (store_grow((void **)&d->rows, &d->cap, d->n + 1, sizeof(*d->rows)) < 0) {
 		free_row(x);
@@ -122,8 +122,8 @@ static int64_t push(struct store *st, struct defer_row *x)
 
 void store_defer_note_id(struct store *st, enum store_defer_kind kind, int64_t id)
 {
-	if (st->defer && id >= st->defer->next_id[kind])
-		st->defer->next_id[kind] = id + 1;
+	if (st->writer->defer && id >= st->writer->defer->next_id[kind])
+		st->writer->defer->next_id[kind] = id + 1;
 }
 
 int64_t store_defer_site(struct store *st, const struct store_site_info *si)
@@ -167,7 +167,7 @@ int64_t store_defer_chain(struct store *st, const int64_t *sites, uint32_t n)
 
 int store_defer_flush(struct store *st, struct c2c_error *err)
 {
-	struct store_defer *d = st->defer;
+	struct store_defer *d = st->writer->defer;
 	size_t i;
 	int r = 0;
 

@@ -1,13 +1,14 @@
 /* The samples table's own thread for bulk loads (imports): the writer
- * hands over full batches of sample rows in blocks (store/writer/block_queue.c)
+ * hands over full batches of sample rows in blocks (store/base/block_queue.c)
  * and goes on decoding while this thread binds and inserts them. The
  * connection is opened without SQLite's mutexes, so the two threads never
  * use it at the same time: every other statement of the writer's thread
  * runs only after store_sample_sync has waited for the queue to drain
- * (writable() in store/base/meta.c, store_commit, new rows written outside a
- * transaction). Rows reach the table in the order they were queued, i.e.
+ * (store_begin_write and store_commit in store/writer/txn.c, new rows
+ * written outside a transaction). Rows reach the table in the order they were queued, i.e.
  * in recording order. */
-#include "store/base/store_internal.h"
+#include "store/writer/writer_priv.h"
+#include "store/base/block_queue.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -114,5 +115,5 @@ void sample_worker_stop(struct sample_worker *w)
 
 int store_sample_sync(struct store *st, struct c2c_error *err)
 {
-	return sample_worker_sync(st->samplew, err);
+	return sample_worker_sync(st->writer->samplew, err);
 }

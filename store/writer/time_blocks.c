@@ -6,8 +6,9 @@
  * reads about a tenth of the rows) instead of every sample; the time
  * condition is still checked on each row, so the answer is the same.
  * Only sessions created with the table use it (meta time_blocks = 1); the
- * writer turns it off if the ids it expected ever differ from the file's. */
-#include "store/base/store_internal.h"
+ * writer turns it off if the ids it expected ever differ from the file's.
+ * The condition a time window adds to a scan is store/filter/filter_sql.c's. */
+#include "store/writer/writer_priv.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -38,8 +39,8 @@ int store_time_blocks_create(struct store *st, struct c2c_error *err)
 
 	if ((r = store_exec(st, store_time_blocks_schema, err)) < 0 || (r = set_meta(st, "1", err)) < 0)
 		return r;
-	st->tb.on = true;
-	st->tb.next_id = 1;
+	st->time_blocks = true;
+	st->writer->tb.next_id = 1;
 	return 0;
 }
 
@@ -47,8 +48,8 @@ bool store_time_blocks_load(struct store *st)
 {
 	char v[8];
 
-	st->tb.on = store_get_meta(st, "time_blocks", v, sizeof(v)) > 0 && !strcmp(v, "1");
-	return st->tb.on;
+	st->time_blocks = store_get_meta(st, "time_blocks", v, sizeof(v)) > 0 && !strcmp(v, "1");
+	return st->time_blocks;
 }
 
 int store_time_blocks_start(struct store *st, struct c2c_error *err)
@@ -56,23 +57,23 @@ int store_time_blocks_start(struct store *st, struct c2c_error *err)
 	sqlite3_stmt *s;
 	int r;
 
-	if (!st->tb.on)
+	if (!st->time_blocks)
 		return 0;
 	if ((r = store_prepare(st, &s, "SELECT COALESCE(MAX(id), 0) + 1 FROM main.samples", err)) < 0)
 		return r;
 	r = sqlite3_step(s);
-	st->tb.next_id = r == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
+	st->writer->tb.next_id = r == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
 	sqlite3_finalize(s);
 	return r == SQLITE_ROW ? 0 : store_sqlerr(st, err, "reading the last sample id");
 }
 
 int store_time_blocks_add(struct store *st, uint64_t time)
 {
-	struct store_time_blocks *tb = &st->tb;
+	struct store_time_blocks *tb = &st->writer->tb;
 	int64_t id = tb->next_id++;
 	int64_t block = (id - 1) / TIME_BLOCK;
 
-	if (!tb->on)
+	if (!st->time_blocks)
 		return 0;
 	if (tb->cur.used && tb->cur.block != block) {
 		if (store_grow((void **)&tb->done, &tb->done_cap, tb->ndone + 1, sizeof(*tb->done)) < 0)
@@ -107,12 +108,12 @@ static int upsert(struct store *st, sqlite3_stmt *s, const struct store_time_blo
 
 int store_time_blocks_flush(struct store *st, struct c2c_error *err)
 {
-	struct store_time_blocks *tb = &st->tb;
+	struct store_time_blocks *tb = &st->writer->tb;
 	sqlite3_stmt *s;
 	int64_t last = 0;
 	int r;
 
-	if (!tb->on || (!tb->ndone && !tb->cur.used))
+	if (!st->time_blocks || (!tb->ndone && !tb->cur.used))
 		return 0;
 	/* The ids were counted, not read back: check the count. */
 	if ((r = store_prepare(st, &s, "SELECT COALESCE(MAX(id), 0) FROM main.samples", err)) < 0)
@@ -121,7 +122,7 @@ int store_time_blocks_flush(struct store *st, struct c2c_error *err)
 		last = sqlite3_column_int64(s, 0);
 	sqlite3_finalize(s);
 	if (last != tb->next_id - 1) {
-		tb->on = false;
+		st->time_blocks = false;
 		tb->ndone = 0;
 		tb->cur.used = false;
 		return set_meta(st, "0", err);
@@ -142,20 +143,8 @@ int store_time_blocks_flush(struct store *st, struct c2c_error *err)
 	return r;
 }
 
-void store_time_blocks_free(struct store *st)
+void store_time_blocks_free(struct store_time_blocks *tb)
 {
-	free(st->tb.done);
-	memset(&st->tb, 0, sizeof(st->tb));
-}
-
-const char *store_time_blocks_where(const struct store *st, const struct store_filter *f)
-{
-	if (!st || !st->tb.on || !f || (!f->time_from && !f->time_to))
-		return NULL;
-	if (f->time_from && f->time_to)
-		return "id BETWEEN (SELECT MIN(first_id) FROM main.sample_time_blocks WHERE tmax >= :t0 AND tmin < :t1)"
-		       " AND (SELECT MAX(last_id) FROM main.sample_time_blocks WHERE tmax >= :t0 AND tmin < :t1)";
-	if (f->time_from)
-		return "id >= (SELECT MIN(first_id) FROM main.sample_time_blocks WHERE tmax >= :t0)";
-	return "id <= (SELECT MAX(last_id) FROM main.sample_time_blocks WHERE tmin < :t1)";
+	free(tb->done);
+	memset(tb, 0, sizeof(*tb));
 }

@@ -5,7 +5,7 @@
 #include "tests/unit/test.h"
 
 /* store_lines_seq_precomputed: to know which path answered */
-#include "store/base/store_internal.h"
+#include "store/agg/agg.h"
 
 #include <linux/perf_event.h>
 

@@ -4,7 +4,7 @@
  * while BQ_DEPTH blocks are queued, which bounds the memory), and the
  * worker processes blocks in order and returns them for reuse. The first
  * failure is kept with its message until the writer collects it. */
-#include "store/base/store_internal.h"
+#include "store/base/block_queue.h"
 
 #include <errno.h>
 #include <pthread.h>

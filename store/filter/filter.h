@@ -1,0 +1,31 @@
+/* What the other store/ sub-modules may use of store/filter: the sample
+ * filters as SQL (store/filter/filter_sql.c; every query that scans
+ * samples uses them) and the aggregates recomputed from the samples
+ * (store/filter/rebuild.c). */
+#ifndef C2C_STORE_FILTER_H
+#define C2C_STORE_FILTER_H
+
+#include "store/base/base.h"
+
+struct agg;
+
+/* True when the filter forces recomputation from samples. */
+bool store_filter_needs_recompute(const struct store_filter *f);
+/* Line size for a filter (doubled with double_cl). */
+uint32_t store_line_size(const struct store *st, const struct store_filter *f);
+
+/* " WHERE cpu = :cpu AND ..." for the sample filters of f ("" when none);
+ * lock_table: the lock_waits table (node through the cpus table). */
+int store_filter_sql(const struct store *st, const struct store_filter *f, char *buf, size_t size, bool lock_table);
+/* Binds the named parameters store_filter_sql used. */
+void store_filter_bind(sqlite3_stmt *s, const struct store_filter *f);
+
+/* Rebuilds a from the samples and lock_waits tables, keeping the samples
+ * the filter selects (all when f is NULL): the append-mode load and the
+ * filtered views' recomputation. keep_order: a is the writer's own
+ * aggregator, which also keeps the report's sample-order numbers and the
+ * timeline log (unless f needs a recomputation). */
+int agg_rebuild(struct agg *a, struct store *st, const struct store_filter *f, bool keep_order,
+		struct c2c_error *err);
+
+#endif /* C2C_STORE_FILTER_H */
