@@ -97,6 +97,26 @@ int keymap_keys(const char *view, enum action a, char *buf, size_t size)
 	return count;
 }
 
+int keymap_scope_keys(const char *scope, enum action a, char *buf, size_t size)
+{
+	size_t n = sizeof(bindings) / sizeof(bindings[0]), len = 0;
+	int count = 0;
+	char name[32];
+
+	if (size)
+		buf[0] = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (bindings[i].act != a || (bindings[i].view == NULL) != (scope == NULL) ||
+		    (scope && strcmp(bindings[i].view, scope)))
+			continue;
+		keymap_key_name(bindings[i].key, name, sizeof(name));
+		if (len < size)
+			len += (size_t)snprintf(buf + len, size - len, "%s%s", count ? ", " : "", name);
+		count++;
+	}
+	return count;
+}
+
 int keymap_binding(size_t i, const char **view, int *key, enum action *a)
 {
 	if (i >= sizeof(bindings) / sizeof(bindings[0]))

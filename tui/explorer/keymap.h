@@ -111,6 +111,9 @@ enum action keymap_lookup(const char *view, int key);
 /* The keys bound to action a in view (view bindings and global ones),
  * written as "j, Down" into buf. Returns the number of keys. */
 int keymap_keys(const char *view, enum action a, char *buf, size_t size);
+/* The keys bound to action a in exactly this scope (NULL: the global
+ * bindings only), as keymap_keys writes them; for the help screen. */
+int keymap_scope_keys(const char *scope, enum action a, char *buf, size_t size);
 /* Printable name of a key ("Enter", "PgDn", "s", "^L"). */
 void keymap_key_name(int key, char *buf, size_t size);
 

@@ -1,6 +1,6 @@
-/* Help: generated from the action table and the key bindings (keymap.c),
- * so it always says what the keys really do. Global keys first, then the
- * keys of each view. */
+/* Help: generated from the one action list (ACTION_LIST, keymap.h), so it
+ * always says what the keys really do. Global keys first, then the keys of
+ * each view. */
 #include "tui/explorer/view.h"
 #include "tui/term/term.h"
 
@@ -64,22 +64,8 @@ static void add_scope(struct help_priv *p, const char *scope, const char *headin
 			add(p, "%s", heading);
 			any = 1;
 		}
-		if (scope) {
-			/* Only this scope's keys for the action. */
-			size_t len = 0;
-			const char *v2;
-			int k2;
-			enum action a2;
-			char name[32];
-			keys[0] = 0;
-			for (size_t j = 0; keymap_binding(j, &v2, &k2, &a2); j++)
-				if (v2 && !strcmp(v2, scope) && a2 == a && len < sizeof(keys)) {
-					keymap_key_name(k2, name, sizeof(name));
-					len += (size_t)snprintf(keys + len, sizeof(keys) - len, "%s%s", len ? ", " : "", name);
-				}
-		} else {
-			keymap_keys(NULL, a, keys, sizeof(keys));
-		}
+		/* Only this scope's keys for the action. */
+		keymap_scope_keys(scope, a, keys, sizeof(keys));
 		add(p, "  %-22s %-12s %s", keys, action_info(a)->name, action_info(a)->help);
 	}
 	if (any)

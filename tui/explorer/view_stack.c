@@ -187,12 +187,25 @@ static void draw_title(struct explorer *ex, struct view *v)
 	term_field(ex->header_h, 0, ex->cols, TH_TITLE, buf);
 }
 
+/* The first key of action a in scope (keymap_keys' rules) into buf: the
+ * status line names one key per action to stay short. 0 when unbound. */
+static int first_key(const char *scope, enum action a, char *buf, size_t size)
+{
+	char keys[64], *comma;
+	int n = keymap_keys(scope, a, keys, sizeof(keys));
+
+	if ((comma = strchr(keys, ',')))
+		*comma = 0;
+	snprintf(buf, size, "%s", keys);
+	return n;
+}
+
 /* The status line: a message, the prompt, the sort picker, or the keys. */
 static void draw_status(struct explorer *ex)
 {
 	struct view *v = view_top(ex);
 	int y = ex->rows - 1, x = 0;
-	char keys[64];
+	char first[64];
 	static const enum action shown[] = {
 		ACT_HELP, ACT_QUIT, ACT_ENTER, ACT_BACK, ACT_SORT, ACT_FILTER, ACT_SEARCH, ACT_MODE,
 		ACT_CPUS, ACT_TIMELINE, ACT_SHOW_ALL, ACT_PANE, ACT_WORDS, ACT_MARK,
@@ -215,11 +228,7 @@ static void draw_status(struct explorer *ex)
 		static const char *const what[] = { "previous", "next", "apply", "reverse", "cancel" };
 		x += term_text(y, x, ex->cols - x, TH_STATUS, "Sort by: ");
 		for (size_t i = 0; i < sizeof(picking) / sizeof(picking[0]) && x < ex->cols; i++) {
-			char first[64], *comma;
-			keymap_keys("sort", picking[i], keys, sizeof(keys));
-			snprintf(first, sizeof(first), "%s", keys);
-			if ((comma = strchr(first, ',')))
-				*comma = 0;
+			first_key("sort", picking[i], first, sizeof(first));
 			x += term_text(y, x, ex->cols - x, TH_STATUS_KEY, first);
 			x += term_textf(y, x, ex->cols - x, TH_STATUS, " %s  ", what[i]);
 		}
@@ -227,13 +236,8 @@ static void draw_status(struct explorer *ex)
 		return;
 	}
 	for (size_t i = 0; i < sizeof(shown) / sizeof(shown[0]) && x < ex->cols; i++) {
-		char first[64], *comma;
-		/* The first key of each action keeps the line short. */
-		if (!keymap_keys(v ? v->ops->name : NULL, shown[i], keys, sizeof(keys)))
+		if (!first_key(v ? v->ops->name : NULL, shown[i], first, sizeof(first)))
 			continue;
-		snprintf(first, sizeof(first), "%s", keys);
-		if ((comma = strchr(first, ',')))
-			*comma = 0;
 		x += term_text(y, x, ex->cols - x, TH_STATUS_KEY, first);
 		x += term_textf(y, x, ex->cols - x, TH_STATUS, " %s  ", action_info(shown[i])->name);
 	}

@@ -1,10 +1,11 @@
 /* Unit tests of the TUI's pure parts: text measuring/clipping, heat bars,
  * number formats, table cursor/scroll/layout, the prompt, the keymap, the
- * theme's NO_COLOR rule and the filter language. No terminal needed. */
+ * view kinds, the theme's NO_COLOR rule and the filter language. No terminal needed. */
 #include "tests/unit/test.h"
 #include "store/store.h"
 #include "tui/explorer/keymap.h"
 #include "tui/explorer/view.h"
+#include "tui/explorer/view_registry.h"
 #include "tui/term/term.h"
 #include "tui/term/theme.h"
 #include "tui/term/widget.h"
@@ -239,6 +240,40 @@ static void test_keymap(void)
 		for (size_t i = 0; keymap_binding(i, &view, &key, &a); i++)
 			CHECK(action_info(a)->help[0] && action_info(a)->name[0]);
 	}
+	/* Every action of the list has a name, help text and a key. */
+	for (int a = ACT_NONE + 1; a < ACT__COUNT; a++) {
+		int bound = 0;
+		const char *view;
+		int key;
+		enum action b;
+		CHECK(action_info((enum action)a)->name[0] && action_info((enum action)a)->help[0]);
+		for (size_t i = 0; keymap_binding(i, &view, &key, &b); i++)
+			bound |= b == (enum action)a;
+		CHECK(bound);
+	}
+	/* The help screen's keys: one scope's bindings only. */
+	CHECK(keymap_scope_keys("sort", ACT_ENTER, buf, sizeof(buf)) == 2);
+	CHECK_STR(buf, "Enter, s");
+	CHECK(keymap_scope_keys(NULL, ACT_ENTER, buf, sizeof(buf)) == 2);
+	CHECK_STR(buf, "Enter, Right");
+	CHECK(keymap_scope_keys(NULL, ACT_PANE, buf, sizeof(buf)) == 0);
+	CHECK(keymap_scope_keys("line", ACT_PANE, buf, sizeof(buf)) == 1);
+	CHECK_STR(buf, "Tab");
+}
+
+/* Each kind of view maps to its own ops table and back (view_registry.c). */
+static void test_view_kinds(void)
+{
+	CHECK(view_kind_ops(VK_NONE) == NULL);
+	CHECK(view_kind_ops(VK__COUNT) == NULL);
+	CHECK(view_kind_ops(VK_LINES) == &view_lines_ops);
+	CHECK(view_kind_ops(VK_HELP) == &view_help_ops);
+	for (int k = VK_NONE + 1; k < VK__COUNT; k++) {
+		const struct view_ops *ops = view_kind_ops((enum view_kind)k);
+		CHECK(ops && ops->name && ops->open && ops->draw);
+		CHECK(view_ops_kind(ops) == (enum view_kind)k);
+	}
+	CHECK(view_ops_kind(NULL) == VK_NONE);
 }
 
 static void test_theme(void)
@@ -302,6 +337,7 @@ TEST_MAIN(
 	TEST_CASE(test_table_cursor),
 	TEST_CASE(test_prompt),
 	TEST_CASE(test_keymap),
+	TEST_CASE(test_view_kinds),
 	TEST_CASE(test_theme),
 	TEST_CASE(test_filter_parse),
 )
