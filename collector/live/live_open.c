@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -313,10 +314,16 @@ static int fork_command(struct live *lv, struct c2c_error *err)
 
 	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(ready, O_CLOEXEC) < 0)
 		return c2c_error_set(err, -errno, "pipe: %s", strerror(errno));
+	pid_t parent = getpid();
 	pid = fork();
 	if (pid < 0)
 		return c2c_error_set(err, -errno, "fork: %s", strerror(errno));
 	if (pid == 0) {
+		/* The workload does not outlive a collector killed without a
+		 * chance to clean up (SIGKILL, a crash); kept across exec. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(127);
 		close(go[1]);
 		close(ready[0]);
 		close(ready[1]);          /* tells the parent we exist */

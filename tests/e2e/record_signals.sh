@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # c2ctui record under signals: SIGTERM and SIGHUP stop and finalize like
 # Ctrl-C; SIGKILL at any moment leaves a database that opens, passes
-# PRAGMA integrity_check and holds every sample committed before the kill.
+# PRAGMA integrity_check and holds every sample committed before the kill,
+# and takes `record -- cmd`'s workload with it.
 source "$(dirname "$0")/lib.sh"
 W=$C2C_BUILD/workloads/contention
 [ "$(id -u)" = 0 ] || { skip record_signals "needs root for tracepoints"; exit 0; }
@@ -66,4 +67,23 @@ for delay in 0.05 0.3 1 2.5; do
 done
 kill $wpid 2>/dev/null
 wait $wpid 2>/dev/null
+
+# SIGKILL of `record -- cmd`: the workload dies with the collector instead
+# of running on unwatched (the child asks for PR_SET_PDEATHSIG).
+db=$E2E_TMP/orphan.db mark=c2c_orphan_$$
+"$C2CTUI" record -q -o "$db" -- bash -c "exec -a $mark sleep 60" >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 1 100); do pgrep -f "^$mark" >/dev/null && break; sleep 0.2; done
+if ! pgrep -f "^$mark" >/dev/null; then
+  nok record_sigkill_workload "the workload never started"
+else
+  kill -KILL $pid; wait $pid 2>/dev/null
+  for _ in $(seq 1 25); do pgrep -f "^$mark" >/dev/null || break; sleep 0.2; done
+  if pgrep -f "^$mark" >/dev/null; then
+    nok record_sigkill_workload "the workload still runs 5 s after record was killed"
+    pkill -KILL -f "^$mark"
+  else
+    ok "record_sigkill_workload (the workload ended with record)"
+  fi
+fi
 exit 0
