@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -232,6 +233,9 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "c2ctui report: %s\n", err.msg);
 		return 1;
 	}
+	/* A closed pipe (report X.data | head) must not kill the process
+	 * before the temporary session is removed: writes fail with EPIPE. */
+	signal(SIGPIPE, SIG_IGN);
 	rc = report_model_build(&m, in.store, input, &o, &err);
 	if (rc < 0) {
 		fprintf(stderr, "c2ctui report: %s: %s\n", input, err.msg);
@@ -251,10 +255,13 @@ int cmd_report(int argc, char **argv)
 		rc = report_print_text(&m, stdout);
 		break;
 	}
-	if (fflush(stdout) != 0)
+	if (fflush(stdout) != 0 || ferror(stdout))
 		rc = -1;
+	int werr = errno;
 	report_model_fini(&m);
 	session_input_close(&in);
+	if (rc < 0 && werr == EPIPE)
+		return 128 + SIGPIPE;   /* the reader went away (| head): quietly, as perf does */
 	if (rc < 0) {
 		fprintf(stderr, "c2ctui report: writing the report failed\n");
 		return 1;
