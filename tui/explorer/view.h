@@ -1,11 +1,12 @@
-/* The view framework shared by the explorer's views (tui/view_*.c): the
- * query value a view is rebuilt from, the ops table each view exports, the
- * explorer state views read (store, display mode, filters), what a view's
- * action returns to the loop (enum view_result flags and a struct
- * view_reply: a view never pushes, pops or changes filters itself), and
- * the services a view may call (view_service.c: messages, timing, the
- * wake fd). Views name each other by kind (enum view_kind), never by ops
- * table: only the loop maps a kind to its table (view_registry.c).
+/* The view framework shared by the explorer's views
+ * (tui/explorer/view_*.c): the query value a view is rebuilt from, the ops
+ * table each view exports, the explorer state views read (store, display
+ * mode, filters), what a view's action returns to the loop (enum
+ * view_result flags and a struct view_reply: a view never pushes, pops or
+ * changes filters itself), and the services a view may call
+ * (view_service.c: messages, timing, the wake fd). Views name each other
+ * by kind (enum view_kind), never by ops table: only the loop maps a kind
+ * to its table (view_registry.c).
  *
  * A view owns a body area of the screen (rows [y, y+h), all columns); the
  * summary header above and the status line below belong to the loop
