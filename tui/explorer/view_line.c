@@ -11,7 +11,7 @@
 #include "tui/explorer/view_layout.h"
 #include "tui/term/term.h"
 
-#include "store/types/typeinfo.h"
+#include "store/types/typeinfo_ensure.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -688,11 +688,10 @@ static enum view_result open_layout(struct view *v, struct view_reply *reply)
 
 	if (!typeinfo_present(ex->st)) {
 		struct typeinfo_opts o = { 0 };
-		struct typeinfo_stats ts;
 		struct store *w = writable(v, reply);
 		if (!w)
 			return VIEW_HANDLED;
-		if (typeinfo_attribute(w, &o, &ts, &err) < 0) {
+		if (typeinfo_ensure(w, &o, &err) < 0) {
 			view_reply_message(reply, 1, "%s", err.msg);
 			return VIEW_HANDLED;
 		}
