@@ -604,10 +604,13 @@ int live_new(struct live **out, const struct live_options *opt, struct c2c_error
 			goto fail;
 	}
 	if (!opt->no_locks || opt->sched) {
+		bool mounted = false;
 		if (opt->tracefs)
 			snprintf(tracefs, sizeof(tracefs), "%s", opt->tracefs);
-		else if ((rc = tp_find_tracefs(tracefs, sizeof(tracefs), err)) < 0)
+		else if ((rc = tp_mount_tracefs(tracefs, sizeof(tracefs), &mounted, err)) < 0)
 			goto fail;
+		if (mounted)
+			live_add_note(lv, "tracefs was not mounted: mounted it on %s", tracefs);
 		dec = tp_decoder_new(err);
 		if (!dec) {
 			rc = -ENOMEM;

@@ -51,6 +51,10 @@ void tp_decoder_free(struct tp_decoder *dec);
 /* Where tracefs is mounted ("/sys/kernel/tracing" or the debugfs
  * fallback). Returns 0, or -ENOENT with err saying how to mount it. */
 int tp_find_tracefs(char *buf, size_t size, struct c2c_error *err);
+/* The same, mounting tracefs on /sys/kernel/tracing first when it is not
+ * mounted anywhere (as perf does; needs root). *mounted says whether it
+ * did, for a note to the user. */
+int tp_mount_tracefs(char *buf, size_t size, bool *mounted, struct c2c_error *err);
 
 /* Reads TRACEFS/events/SYS/NAME/format and adds it. Returns the
  * tracepoint id (>= 0, what attr.config must be) or a negative errno:
