@@ -25,7 +25,7 @@ if ! echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n){(void)d;(v
   echo "skip - $name: clang has no libFuzzer runtime"; exit 0
 fi
 zstd_flags=$(pkg-config --cflags --libs libzstd 2>/dev/null || echo -lzstd)
-srcs=("tests/fuzz/$name.c" collector/perfdata/perf_record.c collector/perfdata_*.c collector/base/error.c
+srcs=("tests/fuzz/$name.c" collector/perfdata/perf_record.c collector/perfdata/perfdata_*.c collector/base/error.c
       collector/perfdata/perf_record.h collector/perfdata/perfdata.h collector/perfdata/perfdata_internal.h collector/base/error.h
       collector/base/sample.h)
 stale=1
@@ -36,7 +36,7 @@ fi
 # shellcheck disable=SC2086
 if [ $stale = 1 ] && ! "$CLANG" -std=c11 -D_GNU_SOURCE -g -O1 -I"$top" \
      -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-     tests/fuzz/$name.c collector/perfdata/perf_record.c collector/perfdata_*.c collector/base/error.c \
+     tests/fuzz/$name.c collector/perfdata/perf_record.c collector/perfdata/perfdata_*.c collector/base/error.c \
      $zstd_flags -o "$out/$name" 2>"$out/build.log"; then
   echo "not ok - $name: the fuzzer does not build (see $out/build.log)"; exit 1
 fi
