@@ -108,9 +108,13 @@ struct prompt {
 	char label[64];
 	char text[256];
 	size_t len;          /* bytes in text */
+	int selected;        /* the text is selected: typing replaces it */
 };
 
 void prompt_start(struct prompt *p, int purpose, const char *label, const char *initial);
+/* Selects the whole text (shown reversed), as a pre-filled value is: a
+ * character or Backspace replaces it, Right or End keeps it to edit. */
+void prompt_select_all(struct prompt *p);
 /* Feeds one key (enum term_key or code point). Returns 1 when the text is
  * accepted (Enter), -1 when cancelled (Esc), 0 otherwise. */
 int prompt_key(struct prompt *p, int key);

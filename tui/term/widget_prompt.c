@@ -17,6 +17,11 @@ void prompt_start(struct prompt *p, int purpose, const char *label, const char *
 	p->len = strlen(p->text);
 }
 
+void prompt_select_all(struct prompt *p)
+{
+	p->selected = p->len > 0;
+}
+
 static void prompt_put(struct prompt *p, int cp)
 {
 	char enc[4];
@@ -53,6 +58,17 @@ int prompt_key(struct prompt *p, int key)
 {
 	if (!p->active)
 		return 0;
+	if (p->selected) {
+		p->selected = 0;
+		/* A pre-filled value is replaced by what is typed, so "f" then
+		 * "pid:5" never runs into the old text ("3pid:5"). */
+		if (key == TK_BACKSPACE || key == TK_DELETE || (key >= 0x20 && key < 0x110000 && key != 0x7f)) {
+			p->len = 0;
+			p->text[0] = 0;
+			if (key == TK_BACKSPACE || key == TK_DELETE)
+				return 0;
+		}
+	}
 	switch (key) {
 	case TK_ENTER:
 		p->active = 0;
@@ -90,7 +106,7 @@ void prompt_draw(const struct prompt *p, int y, int width)
 	/* Keep the end of a long input visible. */
 	while (text_width(shown) > avail && *shown)
 		shown++;
-	lw += term_text(y, lw, avail, TH_NORMAL, shown);
+	lw += term_text(y, lw, avail, p->selected ? TH_SELECTED : TH_NORMAL, shown);
 	term_text(y, lw, 1, TH_SELECTED, " ");
 	term_blank(y, lw + 1, width - lw - 1, TH_NORMAL);
 }

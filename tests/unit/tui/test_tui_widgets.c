@@ -207,6 +207,27 @@ static void test_prompt(void)
 	for (int i = 0; i < 1000; i++)
 		prompt_key(&p, 'a' + i % 26);
 	CHECK(p.len == sizeof(p.text) - 1 && strlen(p.text) == p.len);
+	/* A selected pre-fill (the filter prompt's current filters) is
+	 * replaced by typing, not appended to ("3pid:5151"). */
+	prompt_start(&p, 1, "x", "cpu:3");
+	prompt_select_all(&p);
+	CHECK(p.selected);
+	prompt_key(&p, 'p');
+	CHECK_STR(p.text, "p");
+	CHECK(!p.selected);
+	prompt_start(&p, 1, "x", "cpu:3");
+	prompt_select_all(&p);
+	prompt_key(&p, TK_BACKSPACE);               /* deletes the selection */
+	CHECK_STR(p.text, "");
+	prompt_start(&p, 1, "x", "cpu:3");
+	prompt_select_all(&p);
+	prompt_key(&p, TK_END);                     /* keeps it to edit */
+	prompt_key(&p, ' ');
+	CHECK_STR(p.text, "cpu:3 ");
+	prompt_start(&p, 1, "x", "cpu:3");
+	prompt_select_all(&p);
+	CHECK(prompt_key(&p, TK_ENTER) == 1);       /* Enter keeps it */
+	CHECK_STR(p.text, "cpu:3");
 }
 
 static void test_keymap(void)
