@@ -208,6 +208,9 @@ void view_table_draw(struct view *v);
 /* Whether text matches a symbol/name (case-insensitive substring) or, for
  * "0x..." text, whether addr <= value < addr + size. */
 bool view_match(const char *text, const char *name, uint64_t addr, uint64_t size);
+/* Whether text is a substring (any case) of what a cell shows, hex or not:
+ * search finds what the screen says ("anon+0x41" in "//anon+0x41a40"). */
+bool view_contains(const char *shown, const char *text);
 
 /* Summary header (view_summary.c). */
 int summary_load(struct explorer *ex, struct c2c_error *err);

@@ -59,6 +59,19 @@ bool view_match(const char *text, const char *name, uint64_t addr, uint64_t size
 	return false;
 }
 
+bool view_contains(const char *shown, const char *text)
+{
+	size_t n;
+
+	if (!text || !*text || !shown)
+		return false;
+	n = strlen(text);
+	for (const char *p = shown; *p; p++)
+		if (!strncasecmp(p, text, n))
+			return true;
+	return false;
+}
+
 uint64_t view_hitm(const struct c2c_stats *s, enum store_mode mode)
 {
 	switch (mode) {

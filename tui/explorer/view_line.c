@@ -437,6 +437,26 @@ static double cell_heat(const struct line_priv *p, uint64_t offset, uint32_t cpu
 	return *max ? (double)v / (double)*max : 0.0;
 }
 
+
+/* The offsets' data field and the sites' code cell, for drawing and for
+ * search (which matches what the screen shows). */
+static void off_field_text(const struct store_offset_row *o, char *buf, size_t size)
+{
+	if (o->symbol[0])
+		snprintf(buf, size, "%s+0x%" PRIx64, o->symbol, o->symbol_offset);
+	else
+		snprintf(buf, size, "-");
+}
+
+static void site_code_text(const struct store_pareto_row *s, char *buf, size_t size)
+{
+	if (s->function[0])
+		snprintf(buf, size, "%s+0x%" PRIx64 "%s%s", s->function, s->function_offset, s->dso[0] ? " " : "",
+			 s->dso);
+	else
+		snprintf(buf, size, "0x%" PRIx64 "%s%s", s->iaddr, s->dso[0] ? " " : "", s->dso);
+}
+
 static void draw_map_row(struct view *v, const struct store_offset_row *o, int y)
 {
 	static const char *const utf8_cells[] = { "\xc2\xb7", "\xe2\x96\x91", "\xe2\x96\x92", "\xe2\x96\x93",
@@ -483,10 +503,7 @@ static void draw_off_row(struct view *v, long row, int selected)
 	text_count(b[OC_LOADS], sizeof(b[0]), c2c_total_loads(&o->stats), 7);
 	snprintf(b[OC_LAT], sizeof(b[0]), "%.0f", store_lat_avg(&o->lat, STORE_LAT_LOAD));
 	snprintf(b[OC_CPUS], sizeof(b[0]), "%u", o->nr_cpus);
-	if (o->symbol[0])
-		snprintf(b[OC_FIELD], sizeof(b[0]), "%s+0x%" PRIx64, o->symbol, o->symbol_offset);
-	else
-		snprintf(b[OC_FIELD], sizeof(b[0]), "-");
+	off_field_text(o, b[OC_FIELD], sizeof(b[0]));
 	b[OC_BAR][0] = 0;
 	for (int i = 0; i < OC__COUNT; i++)
 		cells[i].text = b[i];
@@ -528,11 +545,7 @@ static void draw_site_row(struct view *v, long row, int selected)
 	text_count(b[SC_LOADS], sizeof(b[0]), c2c_total_loads(&s->stats), 7);
 	snprintf(b[SC_CPUS], sizeof(b[0]), "%u", s->nr_cpus);
 	snprintf(b[SC_LAT], sizeof(b[0]), "%.0f", store_lat_avg(&s->lat, STORE_LAT_LOAD));
-	if (s->function[0])
-		snprintf(b[SC_CODE], sizeof(b[0]), "%s+0x%" PRIx64 "%s%s", s->function, s->function_offset,
-			 s->dso[0] ? " " : "", s->dso);
-	else
-		snprintf(b[SC_CODE], sizeof(b[0]), "0x%" PRIx64 "%s%s", s->iaddr, s->dso[0] ? " " : "", s->dso);
+	site_code_text(s, b[SC_CODE], sizeof(b[0]));
 	/* The file's base name: the column is narrow. */
 	file = strrchr(s->file, '/');
 	file = file ? file + 1 : s->file;
@@ -793,18 +806,25 @@ static int line_search(struct view *v, const char *text, int dir, struct c2c_err
 {
 	struct line_priv *p = v->priv;
 	long n = v->table.nrows;
+	char shown[300];
 
 	(void)err;
 	for (long k = 1; k <= n; k++) {
 		long row = ((v->table.cursor + dir * k) % n + n) % n;
 		int hit;
 
-		if (p->focus == 0)
-			hit = view_match(text, p->offs[row].symbol, v->q.line + p->offs[row].offset,
-					 p->words8 ? 8 : 1);
-		else
-			hit = view_match(text, p->sites[row].function, p->sites[row].iaddr, 1) ||
-			      view_match(text, p->sites[row].file, 0, 0);
+		/* An address inside the offset or the site's instruction, else
+		 * a substring of what the row shows. */
+		if (p->focus == 0) {
+			hit = view_match(text, NULL, v->q.line + p->offs[row].offset, p->words8 ? 8 : 1);
+			off_field_text(&p->offs[row], shown, sizeof(shown));
+			hit = hit || view_contains(shown, text);
+		} else {
+			hit = view_match(text, NULL, p->sites[row].iaddr, 1) ||
+			      view_contains(p->sites[row].file, text);
+			site_code_text(&p->sites[row], shown, sizeof(shown));
+			hit = hit || view_contains(shown, text);
+		}
 		if (hit) {
 			table_goto(&v->table, row);
 			return 1;

@@ -349,6 +349,20 @@ static const struct store_line_row *lines_row(struct view *v, long row)
 	return &p->rows[row - (long)p->first];
 }
 
+/* The Data object cell, for drawing and for search (which matches what
+ * the screen shows). */
+static void object_text(const struct store_line_row *r, char *buf, size_t size)
+{
+	if (r->symbol[0] && (!r->dso[0] || !strcmp(r->dso, r->symbol)))
+		snprintf(buf, size, "%s+0x%" PRIx64, r->symbol, r->symbol_offset);
+	else if (r->symbol[0])
+		snprintf(buf, size, "%s+0x%" PRIx64 " %s", r->symbol, r->symbol_offset, r->dso);
+	else if (r->dso[0])
+		snprintf(buf, size, "[%s]", r->dso);
+	else
+		snprintf(buf, size, "-");
+}
+
 static void lines_draw_row(struct view *v, long row, int selected)
 {
 	struct explorer *ex = v->ex;
@@ -395,14 +409,7 @@ static void lines_draw_row(struct view *v, long row, int selected)
 	vr = verdict_of(p, r->addr);
 	snprintf(b[LC_VERDICT], sizeof(b[0]), "%s", !p->verdicts_done ? "..." :
 		 !vr || vr->v.verdict == LAYOUT_NONE ? "-" : layout_verdict_name(vr->v.verdict));
-	if (r->symbol[0] && (!r->dso[0] || !strcmp(r->dso, r->symbol)))
-		snprintf(b[LC_OBJECT], sizeof(b[0]), "%s+0x%" PRIx64, r->symbol, r->symbol_offset);
-	else if (r->symbol[0])
-		snprintf(b[LC_OBJECT], sizeof(b[0]), "%s+0x%" PRIx64 " %s", r->symbol, r->symbol_offset, r->dso);
-	else if (r->dso[0])
-		snprintf(b[LC_OBJECT], sizeof(b[0]), "[%s]", r->dso);
-	else
-		snprintf(b[LC_OBJECT], sizeof(b[0]), "-");
+	object_text(r, b[LC_OBJECT], sizeof(b[0]));
 	b[LC_BAR][0] = 0;
 	for (int i = 0; i < LC__COUNT; i++)
 		cells[i].text = b[i];
@@ -452,9 +459,19 @@ static enum view_result lines_action(struct view *v, enum action a, struct view_
 	return VIEW_HANDLED | VIEW_PUSH;
 }
 
+/* An address inside the line (0x...), or a substring of the shown address
+ * or data object. */
 static int row_matches(const struct view *v, const char *text, const struct store_line_row *r)
 {
-	return view_match(text, r->symbol, r->addr, v->ex->cacheline) || view_match(text, r->dso, 0, 0);
+	char shown[300];
+
+	if (view_match(text, NULL, r->addr, v->ex->cacheline))
+		return 1;
+	snprintf(shown, sizeof(shown), "0x%" PRIx64, c2c_line_display(r->addr, v->ex->cacheline));
+	if (view_contains(shown, text))
+		return 1;
+	object_text(r, shown, sizeof(shown));
+	return view_contains(shown, text);
 }
 
 /* Scans the sorted table in chunks from the row after the cursor (before
