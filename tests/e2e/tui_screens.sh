@@ -79,6 +79,19 @@ if step start2 tui_start 80 24 -- "$C2CTUI" open s.db; then
   tui_stop
 fi
 
+# --- the filter prompt's pre-fill is replaced by typing; search matches what
+# the screen shows (part of the data object or of the address) ---------------
+if step start9 tui_start 80 24 -- "$C2CTUI" open s.db; then
+  step refilter tui_key f && step refilter-type tui_type cpu:8 && step refilter-enter tui_key Enter &&
+    step refilter2 tui_key f && step refilter-type2 tui_type node:1 && step refilter-enter2 tui_key Enter &&
+    expect filter_replaced
+  step search-obj tui_key F / && step search-obj-type tui_type anon+0x10080 && step search-obj-enter tui_key Enter &&
+    expect search_object
+  step search-sub tui_key / && step search-sub-type tui_type a40010040 && step search-sub-enter tui_key Enter &&
+    expect search_addr_part
+  tui_quit; tui_stop
+fi
+
 # --- mouse: click selects, a click on a heading sorts, double click opens, wheel ---
 if step start8 tui_start 80 24 -- "$C2CTUI" open s.db; then
   step click tui_click 10 7 && expect mouse_click_row2

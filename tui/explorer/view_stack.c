@@ -200,6 +200,8 @@ static int first_key(const char *scope, enum action a, char *buf, size_t size)
 	return n;
 }
 
+static int first_sortable(const struct table *t, int from, int dir);
+
 /* The status line: a message, the prompt, the sort picker, or the keys. */
 static void draw_status(struct explorer *ex)
 {
@@ -237,6 +239,10 @@ static void draw_status(struct explorer *ex)
 	}
 	for (size_t i = 0; i < sizeof(shown) / sizeof(shown[0]) && x < ex->cols; i++) {
 		if (!first_key(v ? v->ops->name : NULL, shown[i], first, sizeof(first)))
+			continue;
+		/* Offer only what works here: s in a view without a sortable
+		 * column (the diff views) would only say so. */
+		if (shown[i] == ACT_SORT && (!v || !v->table.cols || first_sortable(&v->table, 0, 1) < 0))
 			continue;
 		x += term_text(y, x, ex->cols - x, TH_STATUS_KEY, first);
 		x += term_textf(y, x, ex->cols - x, TH_STATUS, " %s  ", action_info(shown[i])->name);
@@ -548,6 +554,9 @@ static void global_action(struct explorer *ex, struct view *v, enum action a)
 		summary_filter_text(ex, cur, sizeof(cur));
 		prompt_start(&ex->prompt, PROMPT_FILTER, "Filter (sym: cpu: node: pid: tid: hitm:): ",
 			     strcmp(cur, "none") ? cur : "");
+		/* The current filters are shown selected: typing replaces
+		 * them, Right or End edits them, Enter keeps them. */
+		prompt_select_all(&ex->prompt);
 		ex->dirty |= DIRTY_STATUS;
 		break;
 	case ACT_UNFILTER:
