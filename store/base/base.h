@@ -47,6 +47,11 @@ int store_sqlerr(struct store *st, struct c2c_error *err, const char *what);
 int store_exec(struct store *st, const char *sql, struct c2c_error *err);
 /* Prepares SQL (persistent for cached statements). */
 int store_prepare(struct store *st, sqlite3_stmt **stmt, const char *sql, struct c2c_error *err);
+/* Steps a statement that returns no rows and resets it (and clears its
+ * bindings when clear): 0, or err set from the database naming what. */
+int store_step_done(struct store *st, sqlite3_stmt *s, bool clear, struct c2c_error *err, const char *what);
+/* Binds text, or NULL for a NULL pointer. */
+void store_bind_text(sqlite3_stmt *s, int i, const char *v);
 /* A column as text copied into buf ("" for NULL). */
 void store_col_text(sqlite3_stmt *s, int col, char *buf, size_t size);
 /* Grows *arr (element size elem) to hold at least need elements. */

@@ -90,3 +90,21 @@ void *store_zalloc_big(size_t size)
 	memset(p, 0, size);
 	return p;
 }
+
+int store_step_done(struct store *st, sqlite3_stmt *s, bool clear, struct c2c_error *err, const char *what)
+{
+	int rc = sqlite3_step(s);
+
+	sqlite3_reset(s);
+	if (clear)
+		sqlite3_clear_bindings(s);
+	return rc == SQLITE_DONE ? 0 : store_sqlerr(st, err, what);
+}
+
+void store_bind_text(sqlite3_stmt *s, int i, const char *v)
+{
+	if (v)
+		sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(s, i);
+}

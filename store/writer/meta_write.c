@@ -11,14 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int step_done(struct store *st, sqlite3_stmt *s, struct c2c_error *err, const char *what)
-{
-	int rc = sqlite3_step(s);
-	sqlite3_reset(s);
-	sqlite3_clear_bindings(s);
-	return rc == SQLITE_DONE ? 0 : store_sqlerr(st, err, what);
-}
-
 int store_set_meta(struct store *st, const char *key, const char *value, struct c2c_error *err)
 {
 	int r = store_begin_write(st, err);
@@ -27,7 +19,7 @@ int store_set_meta(struct store *st, const char *key, const char *value, struct 
 	sqlite3_stmt *s = st->writer->stmt[STMT_META_SET];
 	sqlite3_bind_text(s, 1, key, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(s, 2, value ? value : "", -1, SQLITE_TRANSIENT);
-	if ((r = step_done(st, s, err, "writing metadata")) < 0)
+	if ((r = store_step_done(st, s, true, err, "writing metadata")) < 0)
 		return r;
 	if (!strcmp(key, STORE_META_CACHELINE)) {
 		unsigned long v = strtoul(value ? value : "", NULL, 10);
@@ -71,7 +63,7 @@ int store_add_event(struct store *st, const struct store_event *ev, struct c2c_e
 	sqlite3_bind_int64(s, 5, (sqlite3_int64)ev->sample_type);
 	sqlite3_bind_int64(s, 6, (sqlite3_int64)ev->sample_period);
 	sqlite3_bind_int(s, 7, ev->freq);
-	return step_done(st, s, err, "writing an event");
+	return store_step_done(st, s, true, err, "writing an event");
 }
 
 int store_add_cpu(struct store *st, const struct store_cpu *cpu, struct c2c_error *err)
@@ -86,7 +78,7 @@ int store_add_cpu(struct store *st, const struct store_cpu *cpu, struct c2c_erro
 	sqlite3_bind_int64(s, 2, cpu->core);
 	sqlite3_bind_int64(s, 3, cpu->socket);
 	sqlite3_bind_int64(s, 4, cpu->node);
-	if ((r = step_done(st, s, err, "writing the CPU topology")) < 0)
+	if ((r = store_step_done(st, s, true, err, "writing the CPU topology")) < 0)
 		return r;
 	if (store_set_cpu_node(st, cpu->cpu, cpu->node) < 0)
 		return c2c_error_set(err, -ENOMEM, "out of memory");

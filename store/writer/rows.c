@@ -7,21 +7,6 @@
 
 #include <stdio.h>
 
-static int step_done(struct store *st, sqlite3_stmt *s, struct c2c_error *err, const char *what)
-{
-	int rc = sqlite3_step(s);
-	sqlite3_reset(s);
-	return rc == SQLITE_DONE ? 0 : store_sqlerr(st, err, what);
-}
-
-static void bind_text(sqlite3_stmt *s, int i, const char *v)
-{
-	if (v)
-		sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(s, i);
-}
-
 static void bind_id(sqlite3_stmt *s, int64_t id)
 {
 	if (id)
@@ -38,13 +23,13 @@ int store_write_site(struct store *st, int64_t id, const struct store_site_info 
 	sqlite3_bind_int64(s, 2, (sqlite3_int64)si->ip);
 	sqlite3_bind_int64(s, 3, si->pid);
 	sqlite3_bind_int(s, 4, si->cpumode);
-	bind_text(s, 5, si->function);
+	store_bind_text(s, 5, si->function);
 	sqlite3_bind_int64(s, 6, (sqlite3_int64)si->offset);
-	bind_text(s, 7, si->dso);
-	bind_text(s, 8, si->file);
+	store_bind_text(s, 7, si->dso);
+	store_bind_text(s, 8, si->file);
 	sqlite3_bind_int64(s, 9, si->line);
 	sqlite3_bind_int64(s, 10, (sqlite3_int64)si->rel_addr);
-	return step_done(st, s, err, "writing a code site");
+	return store_step_done(st, s, false, err, "writing a code site");
 }
 
 int store_write_dsym(struct store *st, int64_t id, const struct store_dsym_info *d, struct c2c_error *err)
@@ -52,12 +37,12 @@ int store_write_dsym(struct store *st, int64_t id, const struct store_dsym_info 
 	sqlite3_stmt *s = st->writer->stmt[STMT_DSYM];
 
 	bind_id(s, id);
-	bind_text(s, 2, d->name);
+	store_bind_text(s, 2, d->name);
 	sqlite3_bind_int64(s, 3, (sqlite3_int64)d->start);
 	sqlite3_bind_int64(s, 4, (sqlite3_int64)d->size);
 	sqlite3_bind_int64(s, 5, d->pid);
-	bind_text(s, 6, d->dso);
-	return step_done(st, s, err, "writing a data symbol");
+	store_bind_text(s, 6, d->dso);
+	return store_step_done(st, s, false, err, "writing a data symbol");
 }
 
 int store_write_chain(struct store *st, int64_t id, const int64_t *sites, uint32_t n, struct c2c_error *err)
@@ -67,7 +52,7 @@ int store_write_chain(struct store *st, int64_t id, const int64_t *sites, uint32
 	bind_id(s, id);
 	/* Little-endian int64 array, as documented in docs/schema.md. */
 	sqlite3_bind_blob(s, 2, sites, (int)(n * sizeof(int64_t)), SQLITE_TRANSIENT);
-	return step_done(st, s, err, "writing a call chain");
+	return store_step_done(st, s, false, err, "writing a call chain");
 }
 
 void store_bind_sample_row(sqlite3_stmt *s, int first, const unsigned char *raw, const struct sample_row *row)
@@ -150,10 +135,10 @@ int store_insert_sample_batch(struct store *st, const struct sample_row *rows, c
 				else
 					sqlite3_bind_int64(s, k++, rows[i].v[c]);
 			}
-		return step_done(st, s, err, "writing samples");
+		return store_step_done(st, s, false, err, "writing samples");
 	}
 	s = st->writer->stmt[STMT_SAMPLE_BATCH];
 	for (i = 0; i < SAMPLE_BATCH; i++)
 		store_bind_sample_row(s, 1 + (int)i * SAMPLE_COLS, raw, &rows[i]);
-	return step_done(st, s, err, "writing samples");
+	return store_step_done(st, s, false, err, "writing samples");
 }

@@ -9,14 +9,6 @@
 #include <errno.h>
 #include <string.h>
 
-static int step_done(struct store *st, sqlite3_stmt *s, struct c2c_error *err, const char *what)
-{
-	int rc = sqlite3_step(s);
-	sqlite3_reset(s);
-	sqlite3_clear_bindings(s);
-	return rc == SQLITE_DONE ? 0 : store_sqlerr(st, err, what);
-}
-
 /* A sample row's statement: every parameter is bound for each row. */
 static int step_row(struct store *st, sqlite3_stmt *s, struct c2c_error *err)
 {
@@ -50,7 +42,7 @@ int store_write_counters(struct store *st, struct c2c_error *err)
 	for (int c = 0; c < STORE_CNT__MAX; c++) {
 		sqlite3_bind_text(s, 1, store_counter_names[c], -1, SQLITE_STATIC);
 		sqlite3_bind_int64(s, 2, (sqlite3_int64)st->counters[c]);
-		int r = step_done(st, s, err, "writing counters");
+		int r = store_step_done(st, s, true, err, "writing counters");
 		if (r < 0)
 			return r;
 	}

@@ -104,21 +104,6 @@ static int begin(struct store *st, struct c2c_error *err)
 	return load_writer_state(st, err);
 }
 
-static int step_done(struct store *st, sqlite3_stmt *s, struct c2c_error *err, const char *what)
-{
-	int rc = sqlite3_step(s);
-	sqlite3_reset(s);
-	return rc == SQLITE_DONE ? 0 : store_sqlerr(st, err, what);
-}
-
-static void bind_text(sqlite3_stmt *s, int i, const char *v)
-{
-	if (v)
-		sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(s, i);
-}
-
 int store_add_comm(struct store *st, const struct c2c_comm *c, struct c2c_error *err)
 {
 	int r = begin(st, err);
@@ -129,10 +114,10 @@ int store_add_comm(struct store *st, const struct c2c_comm *c, struct c2c_error 
 	sqlite3_bind_int64(s, 2, c->pid);
 	sqlite3_bind_int64(s, 3, c->tid);
 	sqlite3_bind_int(s, 4, c->exec);
-	bind_text(s, 5, c->comm);
+	store_bind_text(s, 5, c->comm);
 	st->counters[STORE_CNT_SIDEBAND]++;
 	st->writer->counters_dirty = true;
-	return step_done(st, s, err, "writing a COMM record");
+	return store_step_done(st, s, false, err, "writing a COMM record");
 }
 
 int store_add_task(struct store *st, const struct c2c_task *t, bool is_exit, struct c2c_error *err)
@@ -149,7 +134,7 @@ int store_add_task(struct store *st, const struct c2c_task *t, bool is_exit, str
 	sqlite3_bind_int64(s, 6, t->ptid);
 	st->counters[STORE_CNT_SIDEBAND]++;
 	st->writer->counters_dirty = true;
-	return step_done(st, s, err, "writing a FORK/EXIT record");
+	return store_step_done(st, s, false, err, "writing a FORK/EXIT record");
 }
 
 int store_add_mmap(struct store *st, const struct c2c_mmap *m, uint64_t time, struct c2c_error *err)
@@ -175,10 +160,10 @@ int store_add_mmap(struct store *st, const struct c2c_mmap *m, uint64_t time, st
 		sqlite3_bind_blob(s, 14, m->build_id, m->build_id_size > 20 ? 20 : m->build_id_size, SQLITE_TRANSIENT);
 	else
 		sqlite3_bind_null(s, 14);
-	bind_text(s, 15, m->filename);
+	store_bind_text(s, 15, m->filename);
 	st->counters[STORE_CNT_SIDEBAND]++;
 	st->writer->counters_dirty = true;
-	return step_done(st, s, err, "writing an MMAP record");
+	return store_step_done(st, s, false, err, "writing an MMAP record");
 }
 
 /* In a bulk load's transaction new rows wait for the commit
@@ -419,7 +404,7 @@ int store_add_lock_wait(struct store *st, const struct store_lock_wait *w, struc
 	sqlite3_bind_int64(s, 9, w->site);
 	sqlite3_bind_int64(s, 10, w->dsym);
 	sqlite3_bind_int64(s, 11, chain);
-	if ((r = step_done(st, s, err, "writing a lock wait")) < 0)
+	if ((r = store_step_done(st, s, false, err, "writing a lock wait")) < 0)
 		return r;
 	if (w->dsym > 0 && (size_t)w->dsym < st->writer->nr_dsym_start)
 		dsym_start = st->writer->dsym_start[w->dsym];
