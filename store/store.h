@@ -216,6 +216,28 @@ struct store_lock_wait {
 };
 int store_add_lock_wait(struct store *st, const struct store_lock_wait *w, struct c2c_error *err);
 
+/* perf lock contention's moments of a wait (lockwait.h), stored beside the
+ * waits so that `c2ctui locks` gives perf's tables (table lock_contention,
+ * store/writer/lock_contention.c). mode: the pairing (by task, used for
+ * the -t and by-lock tables; by caller, for perf's default table). */
+enum store_lock_mode { STORE_LOCK_MODE_TASK = 0, STORE_LOCK_MODE_CALLER = 1 };
+enum store_lock_ev {
+	STORE_LOCK_EV_BEGIN = 0,    /* a counted begin (perf's nr_contended++) */
+	STORE_LOCK_EV_ACQUIRED = 1, /* an end that closed a wait */
+	STORE_LOCK_EV_KEY = 2,      /* an uncounted (nested) begin with a new caller key */
+};
+struct store_lock_event {
+	uint8_t mode, kind;
+	uint64_t time;              /* begin time */
+	int32_t pid, tid;
+	uint64_t lock_addr;
+	uint32_t flags;             /* the begin's contention_begin flags */
+	uint64_t wait_ns;           /* ACQUIRED */
+	uint64_t key;               /* CALLER: perf's stack key (begin's, or the end's for ACQUIRED) */
+	const char *caller;         /* CALLER begins with a new key: perf's caller name */
+};
+int store_add_lock_event(struct store *st, const struct store_lock_event *e, struct c2c_error *err);
+
 /* Ends the current batch: flushes aggregates and commits. The file is a
  * complete, consistent database after every commit; readers see it. */
 int store_commit(struct store *st, struct c2c_error *err);
@@ -663,5 +685,44 @@ int store_query_lock_sites(struct store *st, uint64_t lock_addr, const struct st
 /* The kind of lock lock:contention_begin's flags describe, as perf lock
  * names it: "spinlock", "rwlock", "mutex", "rwsem", "rt-mutex", ... */
 const char *store_lock_kind(uint32_t flags);
+
+/* ---- perf lock contention's tables (store/query/query_locks.c) ---------- */
+
+enum store_locks_by { STORE_LOCKS_BY_CALLER, STORE_LOCKS_BY_TASK, STORE_LOCKS_BY_ADDR };
+enum store_locks_sort {
+	STORE_LOCKS_SORT_CONTENDED, STORE_LOCKS_SORT_WAIT_TOTAL, STORE_LOCKS_SORT_WAIT_MAX,
+	STORE_LOCKS_SORT_WAIT_MIN, STORE_LOCKS_SORT_AVG_WAIT,
+};
+struct store_locks_query {
+	enum store_locks_by by;
+	enum store_locks_sort sort;
+	const uint32_t *types;      /* -Y: keep waits whose begin flags are one of these */
+	size_t ntypes;
+	const uint64_t *addrs;      /* -L: keep waits on these lock addresses */
+	size_t naddrs;
+	const char *const *syms;    /* -L: or on locks whose data symbol is one of these */
+	size_t nsyms;
+};
+struct store_lock_stat {
+	uint64_t key;               /* caller: perf's stack key; task: tid; lock: address */
+	uint64_t contended, acquired;
+	uint64_t wait_total, wait_max, wait_min, avg_wait;  /* ns; wait_min UINT64_MAX: none */
+	uint32_t flags;             /* of the begin that made the entry */
+	char name[128];             /* caller ("func+0xoff", "Unknown"), comm (":TID" when
+	                               none), or the lock's symbol ("" when none) */
+};
+/* The table perf lock contention prints (same pairing, order and ties),
+ * sorted by q->sort. *out is malloc'd (free it). Returns 0, -ENOENT with
+ * err saying so when the session holds no lock contention. */
+int store_query_perf_locks(struct store *st, const struct store_locks_query *q, struct store_lock_stat **out,
+			   size_t *n, struct c2c_error *err);
+/* perf's name of a lock type from contention_begin flags ("mutex",
+ * "rwsem:R", "spinlock", ..., "unknown"). */
+const char *store_lock_type_str(uint32_t flags);
+/* Its family, as perf's by-lock table prints it ("rwsem", "percpu-rwsem"). */
+const char *store_lock_type_family(uint32_t flags);
+/* The flags of a -Y type name (perf's names and their families:
+ * "rwsem" gives rwsem:R and rwsem:W). Returns how many (up to max). */
+size_t store_lock_type_flags(const char *name, uint32_t *flags, size_t max);
 
 #endif /* C2C_STORE_H */

@@ -4,6 +4,7 @@
 #include "store/ingest/ingest.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,7 +31,9 @@ struct ingest {
 	struct store *st;
 	struct symtab *sym;
 	struct tp_decoder *dec;
-	struct lockwait_pairer *locks;
+	struct lockwait_pairer *locks;       /* by task: lock_waits and perf's -t table */
+	struct lockwait_pairer *perf_locks;  /* by caller: perf's default table */
+	struct lockwait_text lock_text;
 	int32_t *cpu_node;
 	size_t nr_cpu_node;
 	struct cache_ent *sites;
@@ -65,10 +68,14 @@ int ingest_new(struct ingest **out, struct store *st, const struct symtab_option
 		return c2c_error_set(err, -ENOMEM, "out of memory");
 	}
 	if (!(in->sym = symtab_new(so, err)) || !(in->dec = tp_decoder_new(err)) ||
-	    !(in->locks = lockwait_new(err))) {
+	    !(in->locks = lockwait_new(err)) || !(in->perf_locks = lockwait_new_mode(LOCKWAIT_BY_CALLER, err))) {
 		ingest_free(in);
 		return err && err->code ? err->code : -ENOMEM;
 	}
+	/* perf's lock functions: the kernel's sched and lock text (none known:
+	 * no frame is skipped as one, as in perf). */
+	lockwait_text_load(&in->lock_text, so->kallsyms ? so->kallsyms
+			   : so->use_host_kallsyms ? "/proc/kallsyms" : NULL);
 	*out = in;
 	return 0;
 }
@@ -78,6 +85,7 @@ void ingest_free(struct ingest *in)
 	if (!in)
 		return;
 	lockwait_free(in->locks);
+	lockwait_free(in->perf_locks);
 	tp_decoder_free(in->dec);
 	symtab_free(in->sym);
 	free(in->sites);
@@ -257,6 +265,90 @@ static int add_lock_wait(struct ingest *in, const struct lockwait *w, struct c2c
 	return 0;
 }
 
+/* perf's frame tests for one sample's chain (lockwait_frames). */
+struct frame_ctx {
+	struct ingest *in;
+	const struct c2c_sample *s;
+};
+
+static bool frame_resolved(void *ctx, uint64_t ip)
+{
+	struct frame_ctx *f = ctx;
+	struct sym_code code;
+
+	memset(&code, 0, sizeof(code));
+	uint8_t mode = ip >= 0xffff800000000000ull ? C2C_MODE_KERNEL : C2C_MODE_USER;
+	return symtab_resolve_ip(f->in->sym, f->s->pid, f->s->tid, mode, ip, &code) == 0 && code.function;
+}
+
+static bool frame_is_lock(void *ctx, uint64_t ip)
+{
+	return lockwait_text_has(&((struct frame_ctx *)ctx)->in->lock_text, ip);
+}
+
+static int add_lock_event(struct ingest *in, uint8_t mode, const struct lockwait_event *ev, const char *caller,
+			  struct c2c_error *err)
+{
+	struct store_lock_event e = {
+		.mode = mode, .time = ev->time, .pid = ev->pid, .tid = ev->tid, .lock_addr = ev->lock_addr,
+		.flags = ev->flags, .wait_ns = ev->wait_ns, .key = ev->key, .caller = caller,
+	};
+
+	if (ev->kind == LOCKWAIT_EV_NONE)
+		return 0;
+	e.kind = ev->kind == LOCKWAIT_EV_ACQUIRED ? STORE_LOCK_EV_ACQUIRED
+	       : ev->counted ? STORE_LOCK_EV_BEGIN : STORE_LOCK_EV_KEY;
+	return store_add_lock_event(in->st, &e, err);
+}
+
+/* A lock:contention_* sample: the wait it ends (lock_waits), and perf's
+ * moments for its by-task and by-caller tables (lock_contention). */
+static int lock_sample(struct ingest *in, const struct c2c_sample *s, struct c2c_error *err)
+{
+	struct tp_record rec;
+	struct lockwait_event ev;
+	struct lockwait w;
+	int r;
+
+	if (tp_decode(in->dec, s->raw, s->raw_size, &rec, NULL) < 0 ||
+	    (rec.kind != TP_CONTENTION_BEGIN && rec.kind != TP_CONTENTION_END))
+		return 0;
+	if ((r = lockwait_feed_event(in->locks, s, &rec, 0, &ev, &w, NULL)) < 0)
+		return c2c_error_set(err, r, "out of memory pairing lock waits");
+	if (ev.kind == LOCKWAIT_EV_ACQUIRED && (r = add_lock_wait(in, &w, err)) < 0)
+		return r;
+	if ((r = add_lock_event(in, STORE_LOCK_MODE_TASK, &ev, NULL, err)) < 0)
+		return r;
+
+	struct frame_ctx fc = { .in = in, .s = s };
+	struct lockwait_frames fr = { .is_lock = frame_is_lock, .resolved = frame_resolved, .ctx = &fc,
+				      .max_stack = 8, .skip = 3 };
+	const uint64_t *chain = (s->has & C2C_HAS_CALLCHAIN) ? s->callchain : NULL;
+	uint32_t nr = chain ? s->nr_callchain : 0;
+	uint64_t key = lockwait_stack_key(chain, nr, &fr);
+	char caller[128] = "Unknown";
+
+	if ((r = lockwait_feed_event(in->perf_locks, s, &rec, key, &ev, NULL, NULL)) < 0)
+		return c2c_error_set(err, r, "out of memory pairing lock waits");
+	if (ev.kind == LOCKWAIT_EV_BEGIN && ev.new_key) {
+		int idx = lockwait_perf_caller(chain, nr, &fr);
+		struct sym_code code;
+		memset(&code, 0, sizeof(code));
+		if (idx >= 0) {
+			uint64_t ip = chain[idx];
+			uint8_t mode = ip >= 0xffff800000000000ull ? C2C_MODE_KERNEL : C2C_MODE_USER;
+			if (symtab_resolve_ip(in->sym, s->pid, s->tid, mode, ip, &code) == 0 && code.function) {
+				if (code.offset)
+					snprintf(caller, sizeof(caller), "%s+%#llx", code.function,
+						 (unsigned long long)code.offset);
+				else
+					snprintf(caller, sizeof(caller), "%s", code.function);
+			}
+		}
+	}
+	return add_lock_event(in, STORE_LOCK_MODE_CALLER, &ev, ev.new_key ? caller : NULL, err);
+}
+
 int ingest_sample(struct ingest *in, const struct c2c_sample *s, struct c2c_error *err)
 {
 	struct store_sample_ctx ctx = { .node = -1 };
@@ -265,14 +357,8 @@ int ingest_sample(struct ingest *in, const struct c2c_sample *s, struct c2c_erro
 	int r;
 
 	/* A sample that ends a lock wait writes the wait first. */
-	if ((s->has & C2C_HAS_RAW) && s->raw_size) {
-		struct lockwait w;
-		r = lockwait_feed_raw(in->locks, in->dec, s, &w, NULL);
-		if (r < 0)
-			return c2c_error_set(err, r, "out of memory pairing lock waits");
-		if (r == 1 && (r = add_lock_wait(in, &w, err)) < 0)
-			return r;
-	}
+	if ((s->has & C2C_HAS_RAW) && s->raw && s->raw_size && (r = lock_sample(in, s, err)) < 0)
+		return r;
 
 	bool dmapped = s->addr && symtab_addr_mapped(in->sym, s->pid, s->tid, s->cpumode, s->addr);
 	bool imapped = symtab_ip_mapped(in->sym, s->pid, s->tid, s->ip);

@@ -562,6 +562,7 @@ void store_writer_free(struct store *st)
 	sample_worker_stop(w->samplew);  /* before its statements go */
 	for (int i = 0; i < STMT__MAX; i++)
 		sqlite3_finalize(w->stmt[i]);
+	sqlite3_finalize(w->lock_event);
 	store_batch_stmts_free(st);
 	agg_table_fini(&w->sites);
 	agg_table_fini(&w->dsyms);

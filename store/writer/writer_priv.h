@@ -65,6 +65,7 @@ struct store_writer {
 	struct agg_table chains;     /* (hash, n) -> id */
 	uint64_t *dsym_start;        /* dsym id -> symbol start (ids are dense rowids) */
 	size_t nr_dsym_start;
+	sqlite3_stmt *lock_event;    /* lock_contention INSERT (store/writer/lock_contention.c) */
 };
 
 /* ---- the batch transaction (store/writer/txn.c) ------------------------- */
