@@ -15,6 +15,7 @@ static const struct {
 	{ "import", cmd_import, "import perf.data -o S.db                   convert a perf recording" },
 	{ "open",   cmd_open,   "open S.db|perf.data                        explore a session" },
 	{ "diff",   cmd_diff,   "diff BEFORE.db AFTER.db                    compare two sessions" },
+	{ "locks",  cmd_locks,  "locks S.db|perf.data [-t|-l] [-k KEY] [...]   perf lock contention's tables" },
 	{ "report", cmd_report, "report S.db [--format text|csv|json]       tables without the TUI" },
 };
 
