@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,6 +178,13 @@ int cmd_locks(int argc, char **argv)
 		memcpy(ro.fields, def, sizeof(def));
 		ro.nfields = 4;
 	}
+	/* perf shows the sort key's column even when -F leaves it out: last. */
+	static const int key_field[] = { RLF_CONTENDED, RLF_WAIT_TOTAL, RLF_WAIT_MAX, RLF_WAIT_MIN, RLF_AVG_WAIT };
+	bool shown = false;
+	for (size_t i = 0; i < ro.nfields; i++)
+		shown |= ro.fields[i] == key_field[q.sort];
+	if (!shown && ro.nfields < RLF__MAX)
+		ro.fields[ro.nfields++] = key_field[q.sort];
 	ro.by = q.by;
 	q.types = f.types;
 	q.ntypes = f.ntypes;
