@@ -71,6 +71,21 @@ else
   skip "$T: real recording" "$fx absent"
 fi
 
+# --- a session of software events alone says so instead of an empty table --------
+if command -v perf >/dev/null && perf record -q -e cpu-clock -o sw.data -- sh -c 'i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done' >/dev/null 2>&1 &&
+   [ -s sw.data ]; then
+  if tui_start 100 30 -- "$C2CTUI" open sw.data && tui_poll _screen_has "No memory samples (no loads or stores)" &&
+     tui_screen | grep -q "Software events (such as cpu-clock or page-faults): t shows them over time" &&
+     tui_screen | grep -q "samples (cpu-clock "; then
+    ok "$T: software events only: a hint, not an empty table"
+  else
+    nok "$T: software events only: a hint, not an empty table" "no hint"; tui_screen | sed 's/^/#   /'
+  fi
+  tui_quit; tui_stop
+else
+  skip "$T: software events only" "perf record -e cpu-clock does not work here"
+fi
+
 # --- every real recording through every view: no crash, clean exit ------------------
 n=0
 for fx in "$C2C_FIXTURES"/real/*.data; do

@@ -77,6 +77,8 @@ struct lines_priv {
 	struct store_line_row *all;
 	size_t nall;
 	bool all_valid;
+	/* An empty table says why and which key shows what the session has. */
+	char hint[4][256];
 };
 
 static int by_addr(const void *x, const void *y)
@@ -288,10 +290,62 @@ static int col_of(const int *order, int c)
 	return 0;
 }
 
+/* What an empty table says instead of "0 shown": why it is empty, what
+ * the session holds, and the key that shows it. */
+static void lines_hint(struct view *v)
+{
+	struct lines_priv *p = v->priv;
+	const struct explorer *ex = v->ex;
+	const struct store_summary *sum = &ex->summary;
+	struct store_event_row *evs = NULL;
+	struct c2c_error err = { 0 };
+	size_t nev = 0, len = 0;
+	char filt[160], evtext[200] = "";
+	bool mem = c2c_total_loads(&sum->total) || c2c_stores_total(&sum->total);
+	int n = 0;
+
+	memset(p->hint, 0, sizeof(p->hint));
+	if (p->total)
+		return;
+	summary_filter_text(ex, filt, sizeof(filt));
+	if (strcmp(filt, "none") || ex->filter.time_from || ex->filter.time_to)
+		snprintf(p->hint[n++], sizeof(p->hint[0]), "Nothing under the filter (%s%s): F clears it.", filt,
+			 ex->filter.time_from || ex->filter.time_to ? ", time window" : "");
+	else if (!mem)
+		snprintf(p->hint[n++], sizeof(p->hint[0]), "No memory samples (no loads or stores): no cache lines to list.");
+	else if (!p->show_all && sum->nr_shared_lines && ex->mode != STORE_MODE_TOT)
+		snprintf(p->hint[n++], sizeof(p->hint[0]), "No lines with %s in mode %s (d cycles the mode): a shows all %" PRIu64 " lines.",
+			 ex->mode == STORE_MODE_PEER ? "peer snoops" : ex->mode == STORE_MODE_LCL ? "local HITM" : "remote HITM",
+			 view_mode_name(ex->mode), sum->nr_lines);
+	else if (!p->show_all && sum->nr_lines)
+		snprintf(p->hint[n++], sizeof(p->hint[0]), "No shared lines (no HITM or peer): a shows all %" PRIu64 " lines.",
+			 sum->nr_lines);
+	else
+		snprintf(p->hint[n++], sizeof(p->hint[0]), "No cache lines.");
+	if (n && p->hint[0][0] == 'N' && !strncmp(p->hint[0], "Nothing under", 13))
+		return;   /* the header's totals are the filter's: nothing more to say */
+	if (store_query_events(ex->st, &evs, &nev, &err) == 0)
+		for (size_t i = 0; i < nev && len < sizeof(evtext); i++)
+			len += (size_t)snprintf(evtext + len, sizeof(evtext) - len, "%s%s %" PRIu64, i ? ", " : "",
+						evs[i].name, evs[i].nr_samples);
+	free(evs);
+	snprintf(p->hint[n++], sizeof(p->hint[0]), "The session has %" PRIu64 " samples%s%s%s.", sum->nr_samples,
+		 evtext[0] ? " (" : "", evtext, evtext[0] ? ")" : "");
+	if (sum->lock_waits)
+		snprintf(p->hint[n++], sizeof(p->hint[0]), "%" PRIu64 " lock waits (%.3f ms): t shows them over time.",
+			 sum->lock_waits, (double)sum->lock_wait_ns / 1e6);
+	if (sum->nr_samples && !mem)
+		snprintf(p->hint[n++], sizeof(p->hint[0]),
+			 "Software events (such as cpu-clock or page-faults): t shows them over time.");
+	else if (sum->nr_samples)
+		snprintf(p->hint[n++], sizeof(p->hint[0]), "t shows the samples over time, c per CPU and node.");
+}
+
 static int lines_open(struct view *v, struct c2c_error *err)
 {
 	struct lines_priv *p = v->priv;
 	const struct store_summary *sum = &v->ex->summary;
+	int r;
 
 	/* Lock waits may appear later (live): the columns follow, once (a
 	 * filter hiding them does not switch back), and a session of lock
@@ -322,7 +376,10 @@ static int lines_open(struct view *v, struct c2c_error *err)
 	}
 	p->all_valid = false;
 	view_table_layout(v);
-	return lines_fetch(v, err);
+	r = lines_fetch(v, err);
+	if (r == 0)
+		lines_hint(v);
+	return r;
 }
 
 static void lines_close(struct view *v)
@@ -425,7 +482,13 @@ static void lines_draw_row(struct view *v, long row, int selected)
 
 static void lines_draw(struct view *v)
 {
+	struct lines_priv *p = v->priv;
+
 	view_table_draw(v);
+	if (p->total)
+		return;
+	for (int i = 0; i < 4 && p->hint[i][0] && 2 + i < v->h; i++)
+		term_field(v->y + 2 + i, 2, v->w - 2, i ? TH_NORMAL : TH_HEADER_LABEL, p->hint[i]);
 }
 
 static void lines_title(struct view *v, char *buf, size_t size)
@@ -433,6 +496,12 @@ static void lines_title(struct view *v, char *buf, size_t size)
 	struct lines_priv *p = v->priv;
 	const struct table *t = &v->table;
 
+	if (!p->total) {
+		snprintf(buf, size, "%s: none  (sort: %s %s)",
+			 p->show_all ? "All cache lines" : p->locks ? "Hot cache lines and locks" : "Hot cache lines",
+			 t->sort_col >= 0 ? t->cols[t->sort_col].title : "-", t->sort_desc ? "desc" : "asc");
+		return;
+	}
 	snprintf(buf, size, "%s: %" PRIu64 " shown, share of %s%s  (sort: %s %s)",
 		 p->show_all ? "All cache lines" : p->locks ? "Hot cache lines and locks" : "Hot cache lines", p->total,
 		 v->ex->mode == STORE_MODE_PEER ? "" : view_mode_name(v->ex->mode),
