@@ -85,7 +85,8 @@ else
     if tui_wait_text "conn assigned to the object at 0x" && grep -q "view=line " "$TUI_STATE"; then
       ok "$T: assigned, back in the line"; else nok "$T: assigned, back in the line" "$(tui_state)"; fi
     step layout2 tui_key L && expect lt_layout_assigned
-    step help tui_key Escape '?' G
+    # the help is longer than a page: find the line view's a (L is the row above)
+    step help tui_key Escape '?' / && step help-find tui_type "Say which struct" && step help-find-enter tui_key Enter
     if tui_wait_text "Layout of the type the line's samples were attributed to" &&
        tui_wait_text "Say which struct the selected object is"; then
       ok "$T: help lists L and a"; else nok "$T: help lists L and a" "not in the help screen"; fi

@@ -75,6 +75,7 @@ if step start2 tui_start 80 24 -- "$C2CTUI" open s.db; then
   step mode tui_key d && expect mode_lcl
   step mode-peer tui_key d d && expect mode_peer
   step help tui_key '?' && expect help_80x24
+  step help-end tui_key G && expect help_end   # the diff views' keys and the perf c2c notes
   step help-back tui_key Escape && tui_quit
   tui_stop
 fi
@@ -89,6 +90,8 @@ if step start9 tui_start 80 24 -- "$C2CTUI" open s.db; then
     expect search_object
   step search-sub tui_key / && step search-sub-type tui_type a40010040 && step search-sub-enter tui_key Enter &&
     expect search_addr_part
+  step filter-empty tui_key f && step filter-empty-type tui_type cpu:99 && step filter-empty-enter tui_key Enter &&
+    expect filter_empty_hint
   tui_quit; tui_stop
 fi
 

@@ -117,6 +117,26 @@ int keymap_scope_keys(const char *scope, enum action a, char *buf, size_t size)
 	return count;
 }
 
+#define PERF_NOTE(key, id, perf) { key, ACT_##id, perf },
+static const struct {
+	int key;
+	enum action act;
+	const char *perf;
+} perf_notes[] = {
+	PERF_C2C_KEYS(PERF_NOTE)
+};
+#undef PERF_NOTE
+
+int keymap_perf_note(size_t i, int *key, enum action *a, const char **perf)
+{
+	if (i >= sizeof(perf_notes) / sizeof(perf_notes[0]))
+		return 0;
+	*key = perf_notes[i].key;
+	*a = perf_notes[i].act;
+	*perf = perf_notes[i].perf;
+	return 1;
+}
+
 int keymap_binding(size_t i, const char **view, int *key, enum action *a)
 {
 	if (i >= sizeof(bindings) / sizeof(bindings[0]))

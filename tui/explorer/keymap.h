@@ -69,7 +69,6 @@
 		KEY("lines", 'a', SHOW_ALL) \
 	ACTION(PANE, "pane", "Switch between the panes of the view") \
 		KEY("line", TK_TAB, PANE) KEY("cpus", TK_TAB, PANE) \
-		KEY("difflayout", TK_TAB, PANE)   /* the after build's layout (view_diff.c) */ \
 	ACTION(WORDS, "bytes/words", "Offsets per byte or per 8-byte word") \
 		KEY("line", 'w', WORDS) \
 	/* line view: the layout of the line's attributed type */ \
@@ -78,6 +77,16 @@
 	/* diff and line views: assign a type to an object by hand (view_layout.c) */ \
 	ACTION(ASSIGN, "assign type", "Say which struct the selected object is (saved in the session)") \
 		KEY("line", 'a', ASSIGN) KEY("diff", 'a', ASSIGN) \
+	/* what Enter (and Tab) do in the layout, struct picker and diff views */ \
+	ACTION(MEMBER_SITE, "code site", "Open a code site that touches the selected member") \
+		KEY("layout", TK_ENTER, MEMBER_SITE) \
+	KEY("assign", TK_ENTER, ASSIGN) \
+	ACTION(DIFF_LAYOUTS, "layouts", "The line's type in both builds, side by side") \
+		KEY("diff", TK_ENTER, DIFF_LAYOUTS) \
+	ACTION(BEFORE_LAYOUT, "before", "The before build's layout of the type (statistics, flags, proposal)") \
+		KEY("difflayout", TK_ENTER, BEFORE_LAYOUT) \
+	ACTION(AFTER_LAYOUT, "after", "The after build's layout of the type") \
+		KEY("difflayout", TK_TAB, AFTER_LAYOUT) \
 	ACTION(MARK, "mark", "Mark the start of a time range") \
 		KEY("timeline", 'm', MARK) KEY("timeline", ' ', MARK) \
 	/* while choosing a sort column: only these keys count */ \
@@ -87,6 +96,16 @@
 		KEY("sort", TK_RIGHT, PICK_RIGHT) KEY("sort", 'l', PICK_RIGHT) \
 	KEY("sort", TK_ENTER, ENTER) KEY("sort", 's', ENTER) \
 	KEY("sort", TK_ESC, BACK) KEY("sort", 'r', REVERSE)
+
+/* Where our keys differ from perf c2c's TUI (tools/perf/builtin-c2c.c):
+ * NOTE(key, id, perf) says what perf does with the key; the help screen
+ * prints it beside what the key does here (action id), one line each. */
+#define PERF_C2C_KEYS(NOTE) \
+	NOTE('d', MODE, "opens the line (Enter here)") \
+	NOTE(TK_ENTER, ENTER, "toggles call chains (site view here)") \
+	NOTE('q', QUIT, "leaves a line (Esc here)") \
+	NOTE('n', NEXT, "toggles node info (c here)") \
+	NOTE('s', SORT, "full symbol names (> here)")
 
 #define ACTION_ENUM(id, name, help) ACT_##id,
 #define ACTION_NO_KEY(scope, key, id)
@@ -116,6 +135,10 @@ int keymap_keys(const char *view, enum action a, char *buf, size_t size);
 int keymap_scope_keys(const char *scope, enum action a, char *buf, size_t size);
 /* Printable name of a key ("Enter", "PgDn", "s", "^L"). */
 void keymap_key_name(int key, char *buf, size_t size);
+
+/* The i-th PERF_C2C_KEYS note: key, our action, what perf does; 0 past
+ * the end. */
+int keymap_perf_note(size_t i, int *key, enum action *a, const char **perf);
 
 /* Iterates the binding table for the help screen: returns the i-th
  * binding's view (NULL: global), key and action; 0 past the end. */

@@ -197,7 +197,7 @@ static enum view_result diff_action(struct view *v, enum action act, struct view
 
 	if (act == ACT_ASSIGN)
 		return assign_line(v, reply);
-	if (act != ACT_ENTER)
+	if (act != ACT_ENTER && act != ACT_DIFF_LAYOUTS)
 		return VIEW_UNHANDLED;
 	if (v->table.cursor >= (long)r->nlines)
 		return VIEW_HANDLED;
@@ -369,9 +369,9 @@ static enum view_result lay_action(struct view *v, enum action act, struct view_
 	const struct layout_arg *la = v->q.arg;
 	static struct view_layout_arg one;
 
-	if (act != ACT_ENTER && act != ACT_PANE)
+	if (act != ACT_ENTER && act != ACT_BEFORE_LAYOUT && act != ACT_AFTER_LAYOUT)
 		return VIEW_UNHANDLED;
-	one.st = act == ACT_ENTER ? la->d.before : la->d.after;
+	one.st = act == ACT_AFTER_LAYOUT ? la->d.after : la->d.before;
 	snprintf(one.type, sizeof(one.type), "%s", la->type);
 	view_reply_push(reply, VK_LAYOUT)->arg = &one;
 	return VIEW_HANDLED | VIEW_PUSH;

@@ -1,6 +1,6 @@
 /* Help: generated from the one action list (ACTION_LIST, keymap.h), so it
  * always says what the keys really do. Global keys first, then the keys of
- * each view. */
+ * each view, then the keys perf c2c's TUI uses differently (PERF_C2C_KEYS). */
 #include "tui/explorer/view.h"
 #include "tui/term/term.h"
 
@@ -72,6 +72,66 @@ static void add_scope(struct help_priv *p, const char *scope, const char *headin
 		add(p, "%s", "");
 }
 
+/* Section headings, in the order shown; a scope of the action list that
+ * is not here still gets its keys listed (add_other_scopes). */
+static const struct {
+	const char *scope, *heading;
+} headings[] = {
+	{ "lines", "Hot lines view" },
+	{ "line", "Cache line view (locks, offsets, code sites)" },
+	{ "cpus", "CPUs and nodes view" },
+	{ "timeline", "Timeline view" },
+	{ "layout", "Layout view (a type's members; L in a line)" },
+	{ "assign", "Struct picker (a in a line or the diff; /@0xADDR moves the object)" },
+	{ "diff", "Diff view (the lines of two sessions, c2ctui diff)" },
+	{ "difflayout", "Diff layout view (a type in both builds)" },
+	{ "sort", "While choosing a sort column (after s)" },
+};
+
+static void add_other_scopes(struct help_priv *p)
+{
+	const char *view;
+	enum action a;
+	char heading[96];
+	int key;
+
+	for (size_t i = 0; keymap_binding(i, &view, &key, &a); i++) {
+		size_t k, j;
+
+		if (!view)
+			continue;
+		for (k = 0; k < sizeof(headings) / sizeof(headings[0]) && strcmp(headings[k].scope, view); k++)
+			;
+		for (j = 0; j < i; j++) {
+			const char *seen;
+			int skey;
+			enum action sa;
+			if (keymap_binding(j, &seen, &skey, &sa) && seen && !strcmp(seen, view))
+				break;
+		}
+		if (k < sizeof(headings) / sizeof(headings[0]) || j < i)
+			continue;
+		snprintf(heading, sizeof(heading), "Keys in the %s view", view);
+		add_scope(p, view, heading);
+	}
+}
+
+/* Keys that mean something else in perf c2c report's TUI, one line each. */
+static void add_perf_notes(struct help_priv *p)
+{
+	const char *perf;
+	enum action a;
+	char name[32];
+	int key;
+
+	add(p, "%s", "perf c2c keys (what perf c2c report's TUI does with them)");
+	for (size_t i = 0; keymap_perf_note(i, &key, &a, &perf); i++) {
+		keymap_key_name(key, name, sizeof(name));
+		add(p, "  %-22s %-12s perf: %s", name, action_info(a)->name, perf);
+	}
+	add(p, "%s", "");
+}
+
 static int help_open(struct view *v, struct c2c_error *err)
 {
 	struct help_priv *p = v->priv;
@@ -81,11 +141,10 @@ static int help_open(struct view *v, struct c2c_error *err)
 		table_init(&v->table, help_col, 1);
 	help_free(p);
 	add_scope(p, NULL, "Keys in every view");
-	add_scope(p, "lines", "Hot lines view");
-	add_scope(p, "line", "Cache line view (locks, offsets, code sites)");
-	add_scope(p, "cpus", "CPUs and nodes view");
-	add_scope(p, "timeline", "Timeline view");
-	add_scope(p, "sort", "While choosing a sort column (after s)");
+	for (size_t i = 0; i < sizeof(headings) / sizeof(headings[0]); i++)
+		add_scope(p, headings[i].scope, headings[i].heading);
+	add_other_scopes(p);
+	add_perf_notes(p);
 	add(p, "Mouse: click selects a row, double click opens it, a click on a heading sorts, the wheel scrolls.");
 	add(p, "Filters apply to every view; the header shows them. Numbers are the ones 'c2ctui report' prints.");
 	table_set_rows(&v->table, (long)p->n);

@@ -230,7 +230,7 @@ static enum view_result ylay_action(struct view *v, enum action act, struct view
 	const struct layout_row *r;
 	struct view_query *q;
 
-	if (act != ACT_ENTER)
+	if (act != ACT_ENTER && act != ACT_MEMBER_SITE)
 		return VIEW_UNHANDLED;
 	if (v->table.cursor >= (long)p->n || p->rows[v->table.cursor].kind != YR_MEMBER)
 		return VIEW_HANDLED;
@@ -378,7 +378,7 @@ static enum view_result pick_action(struct view *v, enum action act, struct view
 	const struct view_assign_arg *a = v->q.arg;
 	struct c2c_error err = { 0 };
 
-	if (act != ACT_ENTER)
+	if (act != ACT_ENTER && act != ACT_ASSIGN)
 		return VIEW_UNHANDLED;
 	if (v->table.cursor >= (long)p->n)
 		return VIEW_HANDLED;

@@ -210,7 +210,7 @@ static void draw_status(struct explorer *ex)
 	char first[64];
 	static const enum action shown[] = {
 		ACT_HELP, ACT_QUIT, ACT_ENTER, ACT_BACK, ACT_SORT, ACT_FILTER, ACT_SEARCH, ACT_MODE,
-		ACT_CPUS, ACT_TIMELINE, ACT_SHOW_ALL, ACT_PANE, ACT_WORDS, ACT_MARK,
+		ACT_CPUS, ACT_TIMELINE, ACT_SHOW_ALL, ACT_PANE, ACT_AFTER_LAYOUT, ACT_WORDS, ACT_MARK,
 	};
 	static const enum action picking[] = { ACT_PICK_LEFT, ACT_PICK_RIGHT, ACT_ENTER, ACT_REVERSE, ACT_BACK };
 
@@ -238,14 +238,19 @@ static void draw_status(struct explorer *ex)
 		return;
 	}
 	for (size_t i = 0; i < sizeof(shown) / sizeof(shown[0]) && x < ex->cols; i++) {
-		if (!first_key(v ? v->ops->name : NULL, shown[i], first, sizeof(first)))
+		enum action a = shown[i];
+
+		/* A view that gives Enter its own meaning says which. */
+		if (a == ACT_ENTER && v && keymap_lookup(v->ops->name, TK_ENTER) != ACT_NONE)
+			a = keymap_lookup(v->ops->name, TK_ENTER);
+		if (!first_key(v ? v->ops->name : NULL, a, first, sizeof(first)))
 			continue;
 		/* Offer only what works here: s in a view without a sortable
 		 * column (the diff views) would only say so. */
-		if (shown[i] == ACT_SORT && (!v || !v->table.cols || first_sortable(&v->table, 0, 1) < 0))
+		if (a == ACT_SORT && (!v || !v->table.cols || first_sortable(&v->table, 0, 1) < 0))
 			continue;
 		x += term_text(y, x, ex->cols - x, TH_STATUS_KEY, first);
-		x += term_textf(y, x, ex->cols - x, TH_STATUS, " %s  ", action_info(shown[i])->name);
+		x += term_textf(y, x, ex->cols - x, TH_STATUS, " %s  ", action_info(a)->name);
 	}
 	term_blank(y, x, ex->cols - x, TH_STATUS);
 }

@@ -280,6 +280,50 @@ static void test_keymap(void)
 	CHECK(keymap_scope_keys(NULL, ACT_PANE, buf, sizeof(buf)) == 0);
 	CHECK(keymap_scope_keys("line", ACT_PANE, buf, sizeof(buf)) == 1);
 	CHECK_STR(buf, "Tab");
+	/* Enter and Tab in the layout and diff views have their own actions. */
+	CHECK(keymap_lookup("diff", TK_ENTER) == ACT_DIFF_LAYOUTS);
+	CHECK(keymap_lookup("difflayout", TK_TAB) == ACT_AFTER_LAYOUT);
+	CHECK(keymap_lookup("layout", TK_ENTER) == ACT_MEMBER_SITE);
+	/* Every perf c2c note names a key that does its action in the lines
+	 * or line view, so the note cannot drift from the bindings. */
+	{
+		const char *perf;
+		enum action a;
+		int key, n = 0;
+		for (size_t i = 0; keymap_perf_note(i, &key, &a, &perf); i++, n++)
+			CHECK(perf[0] && (keymap_lookup("lines", key) == a || keymap_lookup("line", key) == a));
+		CHECK(n >= 1);
+	}
+}
+
+/* The help screen lists the layout and diff views' keys and the perf c2c
+ * notes (searched as a user would, with /). */
+static void test_help(void)
+{
+	struct explorer ex;
+	struct view v;
+	struct c2c_error err = { 0 };
+	static const char *const want[] = {
+		"Layout view", "Struct picker", "Diff view", "Diff layout view", "layouts", "after",
+		"code site", "perf c2c keys", "perf: opens the line (Enter here)",
+	};
+
+	memset(&ex, 0, sizeof(ex));
+	memset(&v, 0, sizeof(v));
+	v.ex = &ex;
+	v.ops = &view_help_ops;
+	v.h = 20;
+	v.w = 100;
+	v.priv = calloc(1, view_help_ops.priv_size);
+	CHECK(v.priv && view_help_ops.open(&v, &err) == 0);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		int found = view_help_ops.search(&v, want[i], 1, &err) == 1;
+		if (!found)
+			printf("# help lacks '%s'\n", want[i]);
+		CHECK(found);
+	}
+	view_help_ops.close(&v);
+	free(v.priv);
 }
 
 /* Each kind of view maps to its own ops table and back (view_registry.c). */
@@ -357,6 +401,7 @@ TEST_MAIN(
 	TEST_CASE(test_table_layout),
 	TEST_CASE(test_table_cursor),
 	TEST_CASE(test_prompt),
+	TEST_CASE(test_help),
 	TEST_CASE(test_keymap),
 	TEST_CASE(test_view_kinds),
 	TEST_CASE(test_theme),
