@@ -267,7 +267,8 @@ static void test_pairing(void)
 	CHECK(r[4] == 0 && r[5] == 1);
 	CHECK_EQ_U64(w.wait_ns, 1600);
 	CHECK_EQ_U64(w.nr_callchain, 0);
-	/* an end with no begin at all, a begin replaced by another lock */
+	/* an end with no begin at all; a second lock while the first is open
+	 * (an interrupt's spinlock during a mutex wait): both stay open, as in perf */
 	make_end(raw, 12, 0xd000, 0);
 	s = tp_sample(12, 4000, raw);
 	r[6] = lockwait_feed_raw(p, dec, &s, &w, NULL);
@@ -285,9 +286,126 @@ static void test_pairing(void)
 	CHECK_EQ_U64(st.ends, 4);
 	CHECK_EQ_U64(st.paired, 2);
 	CHECK_EQ_U64(st.nested_begins, 1);
-	CHECK_EQ_U64(st.dropped_begins, 1);
+	CHECK_EQ_U64(st.dropped_begins, 0);
+	CHECK_EQ_U64(st.unmatched_ends, 2);
+	CHECK_EQ_U64(st.pending, 2);
+}
+
+/* Feeds a begin or end of (tid, lock) at time t with stack key key. */
+static struct lockwait_event feed_ev(struct lockwait_pairer *p, struct tp_decoder *dec, bool begin, int32_t tid,
+				     uint64_t lock, uint32_t flags, uint64_t t, uint64_t key)
+{
+	unsigned char raw[24];
+	struct lockwait_event ev;
+	struct tp_record rec;
+	struct c2c_sample s;
+
+	if (begin)
+		make_begin(raw, tid, lock, flags);
+	else
+		make_end(raw, tid, lock, 0);
+	s = tp_sample(tid, t, raw);
+	memset(&ev, 0, sizeof(ev));
+	if (tp_decode(dec, raw, sizeof(raw), &rec, NULL) == 0)
+		lockwait_feed_event(p, &s, &rec, key, &ev, NULL, NULL);
+	return ev;
+}
+
+/* perf lock contention's corner cases (builtin-lock.c): the wait counts at
+ * its begin, its time at its end; an end before any begin (a wait spanning
+ * the recording's start) and a begin never ended (spanning its end);
+ * nested begins (mutex spin then sleep); interrupted waits (a second lock
+ * while the first is open); and the caller table's dropped end. */
+static void test_pairing_as_perf(void)
+{
+	struct tp_decoder *dec = lock_decoder();
+	struct lockwait_pairer *p = lockwait_new(NULL);
+	struct lockwait_pairer *c = lockwait_new_mode(LOCKWAIT_BY_CALLER, NULL);
+	struct lockwait_event ev;
+	struct lockwait_stats st;
+
+	CHECK(dec && p && c);
+	/* started before the recording: only an end */
+	ev = feed_ev(p, dec, false, 20, 0xa0, 0, 100, 0);
+	CHECK(ev.kind == LOCKWAIT_EV_NONE);
+	/* mutex: spin begin (MUTEX|SPIN), sleep begin (MUTEX), end: one wait with the first flags */
+	ev = feed_ev(p, dec, true, 20, 0xa0, 0x21, 200, 0);
+	CHECK(ev.kind == LOCKWAIT_EV_BEGIN && ev.counted);
+	ev = feed_ev(p, dec, true, 20, 0xa0, 0x20, 250, 0);
+	CHECK(ev.kind == LOCKWAIT_EV_NONE);
+	/* interrupted: a spinlock taken and waited for inside the mutex wait */
+	ev = feed_ev(p, dec, true, 20, 0xb0, 0x1, 260, 0);
+	CHECK(ev.kind == LOCKWAIT_EV_BEGIN && ev.counted);
+	ev = feed_ev(p, dec, false, 20, 0xb0, 0, 270, 0);
+	CHECK(ev.kind == LOCKWAIT_EV_ACQUIRED);
+	CHECK_EQ_U64(ev.wait_ns, 10);
+	ev = feed_ev(p, dec, false, 20, 0xa0, 0, 400, 0);
+	CHECK(ev.kind == LOCKWAIT_EV_ACQUIRED);
+	CHECK_EQ_U64(ev.wait_ns, 200);
+	CHECK_EQ_U64(ev.flags, 0x21);
+	/* a second end: nothing open */
+	ev = feed_ev(p, dec, false, 20, 0xa0, 0, 450, 0);
+	CHECK(ev.kind == LOCKWAIT_EV_NONE);
+	/* never ended: counted, pending */
+	ev = feed_ev(p, dec, true, 21, 0xa0, 0x20, 500, 0);
+	CHECK(ev.kind == LOCKWAIT_EV_BEGIN && ev.counted);
+	lockwait_get_stats(p, &st);
+	CHECK_EQ_U64(st.begins, 4);
+	CHECK_EQ_U64(st.nested_begins, 1);
+	CHECK_EQ_U64(st.paired, 2);
 	CHECK_EQ_U64(st.unmatched_ends, 2);
 	CHECK_EQ_U64(st.pending, 1);
+
+	/* By caller: the end's key 0x99 no begin has had -> dropped, the wait
+	 * stays open; the next begin is nested; the next end (key 0x11) closes
+	 * the first wait, from its first begin. */
+	ev = feed_ev(c, dec, true, 30, 0xc0, 0x1, 1000, 0x11);
+	CHECK(ev.kind == LOCKWAIT_EV_BEGIN && ev.counted && ev.new_key);
+	ev = feed_ev(c, dec, false, 30, 0xc0, 0, 1100, 0x99);
+	CHECK(ev.kind == LOCKWAIT_EV_NONE);
+	ev = feed_ev(c, dec, true, 30, 0xc0, 0x1, 1200, 0x11);
+	CHECK(ev.kind == LOCKWAIT_EV_NONE);
+	/* a nested begin with a new key still makes the key known (perf's entry) */
+	ev = feed_ev(c, dec, true, 30, 0xc0, 0x1, 1250, 0x22);
+	CHECK(ev.kind == LOCKWAIT_EV_BEGIN && !ev.counted && ev.new_key);
+	ev = feed_ev(c, dec, false, 30, 0xc0, 0, 1300, 0x22);
+	CHECK(ev.kind == LOCKWAIT_EV_ACQUIRED);
+	CHECK_EQ_U64(ev.wait_ns, 300);
+	CHECK_EQ_U64(ev.key, 0x22);
+	lockwait_get_stats(c, &st);
+	CHECK_EQ_U64(st.dropped_ends, 1);
+	CHECK_EQ_U64(st.paired, 1);
+	lockwait_free(p);
+	lockwait_free(c);
+	tp_decoder_free(dec);
+}
+
+static bool fake_is_lock(void *ctx, uint64_t ip)
+{
+	(void)ctx;
+	return ip >= 0x1000 && ip < 0x2000;
+}
+
+static bool fake_resolved(void *ctx, uint64_t ip)
+{
+	(void)ctx;
+	return ip != 0x5000;
+}
+
+/* perf's stack key and caller: 8 real frames (markers not counted), the
+ * first 3 skipped, resolved lock-text frames left out. */
+static void test_stack_key(void)
+{
+	const uint64_t KM = (uint64_t)-128;  /* PERF_CONTEXT_KERNEL */
+	uint64_t chain[] = { KM, 0x1001, 0x1002, 0x3000, 0x1003, 0x5000, 0x4000, 0x4100, 0x4200, 0x4300 };
+	struct lockwait_frames f = { .is_lock = fake_is_lock, .resolved = fake_resolved, .max_stack = 8, .skip = 3 };
+	const uint64_t G = 0x61C8864680B583EBull;
+
+	/* frames: 1001 1002 3000 | 1003(lock) 5000(unresolved) 4000 4100 4200 | 4300 beyond 8 */
+	CHECK_EQ_U64(lockwait_stack_key(chain, 10, &f), (0x5000 * G) ^ (0x4000 * G) ^ (0x4100 * G) ^ (0x4200 * G));
+	CHECK(lockwait_perf_caller(chain, 10, &f) == 6);   /* 0x4000: 0x5000 has no symbol */
+	CHECK(lockwait_perf_caller(chain, 3, &f) == -1);   /* "Unknown" */
+	CHECK_EQ_U64(lockwait_stack_key(NULL, 0, &f), 0);
 }
 
 static void test_pairing_many_tasks(void)
@@ -377,4 +495,5 @@ static void test_real_tracefs(void)
 TEST_MAIN(TEST_CASE(test_decode_contention), TEST_CASE(test_decode_by_name_not_offset),
 	  TEST_CASE(test_decode_errors), TEST_CASE(test_tracing_data), TEST_CASE(test_pairing),
 	  TEST_CASE(test_pairing_many_tasks), TEST_CASE(test_caller_index),
+	  TEST_CASE(test_pairing_as_perf), TEST_CASE(test_stack_key),
 	  TEST_CASE(test_real_tracefs))
