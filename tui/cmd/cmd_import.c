@@ -4,6 +4,7 @@
  * was read is committed and the session stays valid. */
 #include "tui/cmd/commands.h"
 #include "store/ingest/import_pipeline.h"
+#include "store/store.h"
 #include "tui/cmd/session_input.h"
 
 #include <errno.h>
@@ -33,6 +34,35 @@ static void usage(FILE *out)
 		"      --batch N        samples per transaction (default 16000000)\n"
 		"  -q, --quiet          no progress line and no summary\n"
 		"  -h, --help           this text\n");
+}
+
+/* Says on stderr what perf report says about the same recording: LOST
+ * records (perf's words, so the two read alike) and throttling, from the
+ * counters the import stored in the session. Not perf's "lost N%" line:
+ * the session's lost-sample counter adds LOST and LOST_SAMPLES, which
+ * perf 6.x record writes for the same losses. */
+static void warn_lost(const char *output, const struct import_result *res)
+{
+	struct store_summary sum;
+	struct store_filter f;
+	struct c2c_error err = { 0 };
+	struct store *st = NULL;
+
+	if (store_open(&st, output, STORE_OPEN_RDONLY, &err) < 0)
+		goto out;
+	store_filter_init(&f);
+	if (store_query_summary(st, &f, &sum, &err) < 0)
+		goto out;
+	if (sum.counters[STORE_CNT_LOST])
+		fprintf(stderr, "Warning: Processed %" PRIu64 " events and lost %" PRIu64 " chunks! Check IO/CPU overload!\n",
+			res->records, sum.counters[STORE_CNT_LOST]);
+	if (sum.counters[STORE_CNT_THROTTLE])
+		fprintf(stderr, "Warning: the kernel throttled sampling %" PRIu64 " time%s (%" PRIu64 " unthrottled; "
+			"kernel.perf_event_max_sample_rate): samples are missing from those intervals\n",
+			sum.counters[STORE_CNT_THROTTLE], sum.counters[STORE_CNT_THROTTLE] == 1 ? "" : "s",
+			sum.counters[STORE_CNT_UNTHROTTLE]);
+out:
+	store_close(st);
 }
 
 int cmd_import(int argc, char **argv)
@@ -127,6 +157,8 @@ int cmd_import(int argc, char **argv)
 			fprintf(stderr, "c2ctui import: %s; no session written (%s removed)\n", err.msg, output);
 		return 1;
 	}
+	if (!quiet)
+		warn_lost(output, &res);
 	if (!quiet)
 		printf("%s -> %s: %" PRIu64 " samples, %" PRIu64 " lock waits, %" PRIu64 " side-band records%s (%.2f s)\n",
 		       input, output, res.samples, res.lock_waits, res.sideband,

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# c2ctui import warns on stderr about LOST records in perf report's words
+# ("Processed N events and lost M chunks!") and about throttling; -q keeps
+# it quiet. The recording is a generated one with four side-band records
+# rewritten in place into LOST, THROTTLE and UNTHROTTLE records of the same
+# size (each keeps its sample_id trailer, which readers take from the end).
+source "$(dirname "$0")/lib.sh"
+T=import_warnings
+GEN=$C2C_BUILD/tools/c2c-gen
+[ -x "$GEN" ] || { skip "$T" "no $GEN"; exit 0; }
+cd "$E2E_TMP" || exit 1
+"$GEN" --scenario true-sharing -o plain.data >/dev/null 2>&1 || { nok "$T: setup" "c2c-gen failed"; exit 0; }
+python3 - plain.data lost.data <<'PY' || { nok "$T: setup" "cannot rewrite the recording"; exit 0; }
+import struct, sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+doff, dsz = struct.unpack_from('<QQ', b, 40)
+o, exits = doff, []
+while o < doff + dsz:
+    t, m, s = struct.unpack_from('<IHH', b, o)
+    if t == 4 and s >= 64:            # EXIT: pid, ppid, tid, ptid, time + trailer
+        exits.append(o)
+    o += s
+assert len(exits) >= 4
+for at, (typ, body) in zip(exits, [(2, struct.pack('<QQ', 0, 5)), (2, struct.pack('<QQ', 0, 7)),
+                                   (5, struct.pack('<QQQ', 1, 0, 0)), (6, struct.pack('<QQQ', 2, 0, 0))]):
+    struct.pack_into('<I', b, at, typ)
+    b[at + 8:at + 8 + len(body)] = body
+open(sys.argv[2], 'wb').write(b)
+PY
+
+want_events=$(perf report -i lost.data --stats 2>/dev/null | sed -n 's/^ *TOTAL events: *\([0-9]*\).*/\1/p')
+"$C2CTUI" import lost.data -o lost.db >out.txt 2>err.txt
+rc=$?
+if [ $rc -ne 0 ]; then
+  nok "$T: import" "exit $rc: $(head -2 err.txt)"
+elif ! grep -qE '^Warning: Processed [0-9]+ events and lost 2 chunks! Check IO/CPU overload!$' err.txt; then
+  nok "$T: lost chunks as perf says" "stderr: $(head -3 err.txt)"
+elif [ -n "$want_events" ] && ! grep -q "Processed $want_events events" err.txt; then
+  nok "$T: lost chunks as perf says" "perf processed $want_events events; we say: $(head -1 err.txt)"
+else
+  ok "$T: lost chunks as perf says${want_events:+ (perf report: $want_events events)}"
+fi
+if grep -q "^Warning: the kernel throttled sampling 1 time (1 unthrottled" err.txt; then
+  ok "$T: throttling"
+else
+  nok "$T: throttling" "stderr: $(cat err.txt)"
+fi
+"$C2CTUI" import -q lost.data -o quiet.db >qout.txt 2>qerr.txt
+if [ $? -eq 0 ] && [ ! -s qerr.txt ] && [ ! -s qout.txt ]; then ok "$T: -q is quiet"; else nok "$T: -q is quiet" "$(cat qerr.txt qout.txt | head -2)"; fi
+"$C2CTUI" import plain.data -o plain.db >/dev/null 2>perr.txt
+if [ ! -s perr.txt ]; then ok "$T: no warning without losses"; else nok "$T: no warning without losses" "$(head -1 perr.txt)"; fi
