@@ -31,6 +31,8 @@ expect() {
 expect record_err_unknown_pid 1 "no process with pid 999999 \(-p\)" -- -p 999999
 expect record_err_unknown_tid 1 "no thread with tid 999998 \(-t\)" -- -t 999998
 expect record_err_bad_cpu 1 "CPU 4095 \(-C 4095\) does not exist here" -- -C 4095
+expect record_err_no_command 1 "^c2ctui record: cannot run /nonexistent/cmd: No such file or directory$" -- -- /nonexistent/cmd
+expect record_err_command_not_found 1 "^c2ctui record: cannot run no-such-c2c-cmd: command not found$" -- -- no-such-c2c-cmd
 expect record_err_bad_option 2 "unknown option '--bogus'" -- --bogus
 expect record_err_bad_freq 2 "bad number 'abc' for -F" -- -F abc
 expect record_err_no_tracefs 1 "tracepoint lock:contention_begin is not available on this kernel" -- --tracefs "$E2E_TMP"

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -26,6 +27,43 @@ static void record_on_signal(int sig)
 	record_stop = 1;
 	if (record_live)
 		live_request_stop(record_live);
+}
+
+/* Whether the workload can be started, as execvp will look for it: a
+ * command that cannot run fails before any session file exists, in one
+ * line, instead of a child's complaint beside an empty session. */
+static int workload_runnable(const char *cmd, char *why, size_t size)
+{
+	const char *path = getenv("PATH");
+	char buf[4096];
+	struct stat st;
+	int saved = ENOENT;
+
+	if (strchr(cmd, '/')) {
+		if (stat(cmd, &st) < 0) {
+			snprintf(why, size, "%s", strerror(errno));
+			return 0;
+		}
+		if (S_ISDIR(st.st_mode) || access(cmd, X_OK) < 0) {
+			snprintf(why, size, "%s", strerror(S_ISDIR(st.st_mode) ? EISDIR : errno));
+			return 0;
+		}
+		return 1;
+	}
+	for (const char *p = path && *path ? path : "/usr/local/bin:/usr/bin:/bin"; p; ) {
+		const char *colon = strchr(p, ':');
+		size_t n = colon ? (size_t)(colon - p) : strlen(p);
+
+		snprintf(buf, sizeof(buf), "%.*s%s%s", (int)n, p, n ? "/" : "", cmd);
+		if (stat(buf, &st) == 0 && !S_ISDIR(st.st_mode)) {
+			if (access(buf, X_OK) == 0)
+				return 1;
+			saved = EACCES;
+		}
+		p = colon ? colon + 1 : NULL;
+	}
+	snprintf(why, size, "%s", saved == EACCES ? strerror(EACCES) : "command not found");
+	return 0;
 }
 
 int cmd_record(int argc, char **argv)
@@ -54,6 +92,11 @@ int cmd_record(int argc, char **argv)
 		fprintf(stderr, "c2ctui record: %s\n", err.msg);
 		live_cli_fini(&cli);
 		return 2;
+	}
+	if (cli.opt.argv && cli.opt.argv[0] && !workload_runnable(cli.opt.argv[0], line, sizeof(line))) {
+		fprintf(stderr, "c2ctui record: cannot run %s: %s\n", cli.opt.argv[0], line);
+		live_cli_fini(&cli);
+		return 1;
 	}
 	if (stat(cli.output, &st) == 0) {
 		if (!cli.force) {
