@@ -7,12 +7,14 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 b=${BUILD:-build}
-c2ctui=$top/$b/c2ctui
-session=${DEMO_SESSION:-$top/demo.db}
+case $b in /*) dir=$b ;; *) dir=$top/$b ;; esac
+c2ctui=$dir/c2ctui
+# The session is a build product: under the build directory, never in the tree.
+session=${DEMO_SESSION:-$dir/demo.db}
 seconds=${DEMO_SECONDS:-5}
 
-echo "demo: recording build/workloads/contention for ${seconds}s into $session"
-"$c2ctui" record -f -o "$session" -- "$top/$b/workloads/contention" -m all -t 4 -d "$seconds" -q
+echo "demo: recording $b/workloads/contention for ${seconds}s into $session"
+"$c2ctui" record -f -o "$session" -- "$dir/workloads/contention" -m all -t 4 -d "$seconds" -q
 if [ -t 0 ] && [ -t 1 ]; then
   exec "$c2ctui" open "$session"
 else
