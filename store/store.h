@@ -114,7 +114,7 @@ enum store_counter {
 	STORE_CNT_SAMPLES = 0,      /* maintained by store_add_sample */
 	STORE_CNT_LOCK_WAITS,       /* maintained by store_add_lock_wait */
 	STORE_CNT_LOST,             /* PERF_RECORD_LOST records */
-	STORE_CNT_LOST_SAMPLES,     /* samples lost (sum of LOST/LOST_SAMPLES) */
+	STORE_CNT_LOST_SAMPLES,     /* samples lost: LOST_SAMPLES records' sum, else LOST's */
 	STORE_CNT_THROTTLE,
 	STORE_CNT_UNTHROTTLE,
 	STORE_CNT_UNKNOWN_RECORDS,  /* records skipped, type unknown */

@@ -29,6 +29,8 @@ struct pipeline {
 	uint32_t nr_cpu_node;         /* CPUs the recording's topology names */
 	int32_t *cpu_node;            /* their nodes (-1: none) */
 	bool tracing_loaded;
+	uint64_t lost_events;         /* sum of LOST records' counts */
+	uint64_t lost_samples;        /* sum of LOST_SAMPLES records' counts */
 	struct timespec t0;
 	uint64_t last_progress_ns;
 };
@@ -251,10 +253,18 @@ static int handle(struct pipeline *pl, struct perfdata_record *rec, struct c2c_e
 		return ingest_task(pl->in, &rec->u.task, true, err);
 	case PERFDATA_LOST:
 	case PERFDATA_LOST_SAMPLES:
-		pl->res->lost += rec->u.lost.lost;
-		if (rec->kind == PERFDATA_LOST)
+		/* perf 6.x writes both for the same losses: LOST (events the
+		 * ring overwrote) and, at the end, LOST_SAMPLES (the samples
+		 * the kernel counted as lost). perf counts lost samples from
+		 * LOST_SAMPLES alone; older recordings only have LOST. */
+		if (rec->kind == PERFDATA_LOST) {
+			pl->lost_events += rec->u.lost.lost;
 			r = store_add_counter(st, STORE_CNT_LOST, 1, err);
-		return r ? r : store_add_counter(st, STORE_CNT_LOST_SAMPLES, rec->u.lost.lost, err);
+		} else {
+			pl->lost_samples += rec->u.lost.lost;
+		}
+		pl->res->lost = pl->lost_samples ? pl->lost_samples : pl->lost_events;
+		return r ? r : store_set_counter(st, STORE_CNT_LOST_SAMPLES, pl->res->lost, err);
 	case PERFDATA_THROTTLE:
 		return store_add_counter(st, STORE_CNT_THROTTLE, 1, err);
 	case PERFDATA_UNTHROTTLE:

@@ -2,8 +2,11 @@
 # c2ctui import warns on stderr about LOST records in perf report's words
 # ("Processed N events and lost M chunks!") and about throttling; -q keeps
 # it quiet. The recording is a generated one with four side-band records
-# rewritten in place into LOST, THROTTLE and UNTHROTTLE records of the same
-# size (each keeps its sample_id trailer, which readers take from the end).
+# rewritten in place into LOST, THROTTLE, UNTHROTTLE and LOST_SAMPLES
+# records of the same size (each keeps its sample_id trailer, which readers
+# take from the end). perf 6.x writes both LOST and LOST_SAMPLES for the
+# same losses; the session counts lost samples as perf does (from
+# LOST_SAMPLES), not their sum.
 source "$(dirname "$0")/lib.sh"
 T=import_warnings
 GEN=$C2C_BUILD/tools/c2c-gen
@@ -20,9 +23,10 @@ while o < doff + dsz:
     if t == 4 and s >= 64:            # EXIT: pid, ppid, tid, ptid, time + trailer
         exits.append(o)
     o += s
-assert len(exits) >= 4
+assert len(exits) >= 5
 for at, (typ, body) in zip(exits, [(2, struct.pack('<QQ', 0, 5)), (2, struct.pack('<QQ', 0, 7)),
-                                   (5, struct.pack('<QQQ', 1, 0, 0)), (6, struct.pack('<QQQ', 2, 0, 0))]):
+                                   (5, struct.pack('<QQQ', 1, 0, 0)), (6, struct.pack('<QQQ', 2, 0, 0)),
+                                   (13, struct.pack('<Q', 12))]):
     struct.pack_into('<I', b, at, typ)
     b[at + 8:at + 8 + len(body)] = body
 open(sys.argv[2], 'wb').write(b)
@@ -49,3 +53,13 @@ fi
 if [ $? -eq 0 ] && [ ! -s qerr.txt ] && [ ! -s qout.txt ]; then ok "$T: -q is quiet"; else nok "$T: -q is quiet" "$(cat qerr.txt qout.txt | head -2)"; fi
 "$C2CTUI" import plain.data -o plain.db >/dev/null 2>perr.txt
 if [ ! -s perr.txt ]; then ok "$T: no warning without losses"; else nok "$T: no warning without losses" "$(head -1 perr.txt)"; fi
+# perf report --stats prints the LOST_SAMPLES records, then their total.
+want_lost=$(perf report -i lost.data --stats 2>/dev/null | sed -n 's/^ *LOST_SAMPLES events: *\([0-9]*\)$/\1/p' | tail -1)
+got_lost=$(sqlite3 -readonly lost.db "select value from counters where name='lost_samples'" 2>/dev/null)
+if [ -z "$want_lost" ]; then
+  skip "$T: lost samples as perf counts them" "perf report --stats printed no LOST_SAMPLES total"
+elif [ "$got_lost" = "$want_lost" ]; then
+  ok "$T: lost samples as perf counts them ($got_lost, not LOST + LOST_SAMPLES)"
+else
+  nok "$T: lost samples as perf counts them" "perf $want_lost, session $got_lost"
+fi
