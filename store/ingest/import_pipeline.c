@@ -264,6 +264,7 @@ static int handle(struct pipeline *pl, struct perfdata_record *rec, struct c2c_e
 			pl->lost_samples += rec->u.lost.lost;
 		}
 		pl->res->lost = pl->lost_samples ? pl->lost_samples : pl->lost_events;
+		pl->res->lost_samples_records = pl->lost_samples;
 		return r ? r : store_set_counter(st, STORE_CNT_LOST_SAMPLES, pl->res->lost, err);
 	case PERFDATA_THROTTLE:
 		return store_add_counter(st, STORE_CNT_THROTTLE, 1, err);

@@ -50,6 +50,7 @@ struct import_result {
 	uint64_t lock_waits;         /* lock waits stored */
 	uint64_t sideband;           /* MMAP/COMM/FORK/EXIT stored */
 	uint64_t lost;               /* samples the recording says it lost */
+	uint64_t lost_samples_records; /* of which in LOST_SAMPLES records (perf's drop rate) */
 	uint64_t unknown_records;    /* records skipped */
 	uint64_t bytes_dropped;      /* damaged/truncated tail not read */
 	bool truncated;              /* the data section was cut short */

@@ -30,6 +30,9 @@ for at, (typ, body) in zip(exits, [(2, struct.pack('<QQ', 0, 5)), (2, struct.pac
     struct.pack_into('<I', b, at, typ)
     b[at + 8:at + 8 + len(body)] = body
 open(sys.argv[2], 'wb').write(b)
+# a second file that lost a quarter of its samples: perf's drop-rate warning
+struct.pack_into('<Q', b, exits[4] + 8, 700)
+open('drop.data', 'wb').write(b)
 PY
 
 want_events=$(perf report -i lost.data --stats 2>/dev/null | sed -n 's/^ *TOTAL events: *\([0-9]*\).*/\1/p')
@@ -63,3 +66,13 @@ elif [ "$got_lost" = "$want_lost" ]; then
 else
   nok "$T: lost samples as perf counts them" "perf $want_lost, session $got_lost"
 fi
+want_drop=$(perf report -i drop.data --stdio 2>&1 >/dev/null | grep -o 'Processed [0-9]* samples and lost [0-9.]*%' | head -1)
+"$C2CTUI" import drop.data -o drop.db >/dev/null 2>derr.txt
+got_drop=$(grep -o 'Processed [0-9]* samples and lost [0-9.]*%' derr.txt | head -1)
+if [ -n "$got_drop" ] && { [ -z "$want_drop" ] || [ "$got_drop" = "$want_drop" ]; }; then
+  ok "$T: drop rate as perf says ($got_drop${want_drop:+, perf: $want_drop})"
+else
+  nok "$T: drop rate as perf says" "perf: '$want_drop', we: '$(head -3 derr.txt | tr '\n' ' ')'"
+fi
+if grep -q 'samples and lost' err.txt; then nok "$T: no drop-rate warning under 5%" "$(grep 'samples and lost' err.txt)"
+else ok "$T: no drop-rate warning under 5%"; fi

@@ -36,11 +36,10 @@ static void usage(FILE *out)
 		"  -h, --help           this text\n");
 }
 
-/* Says on stderr what perf report says about the same recording: LOST
- * records (perf's words, so the two read alike) and throttling, from the
- * counters the import stored in the session. Not perf's "lost N%" line:
- * the session's lost-sample counter adds LOST and LOST_SAMPLES, which
- * perf 6.x record writes for the same losses. */
+/* Says on stderr what perf report says about the same recording, in
+ * perf's words so the two read alike: LOST records, and the share of
+ * samples lost when LOST_SAMPLES records say more than 5% (perf's rule);
+ * then throttling, from the counters the import stored in the session. */
 static void warn_lost(const char *output, const struct import_result *res)
 {
 	struct store_summary sum;
@@ -56,6 +55,13 @@ static void warn_lost(const char *output, const struct import_result *res)
 	if (sum.counters[STORE_CNT_LOST])
 		fprintf(stderr, "Warning: Processed %" PRIu64 " events and lost %" PRIu64 " chunks! Check IO/CPU overload!\n",
 			res->records, sum.counters[STORE_CNT_LOST]);
+	if (res->lost_samples_records) {
+		double total = (double)(res->samples + res->lost_samples_records);
+		double drop = (double)res->lost_samples_records / total;
+		if (drop > 0.05)
+			fprintf(stderr, "Warning: Processed %" PRIu64 " samples and lost %3.2f%%!\n",
+				res->samples + res->lost_samples_records, drop * 100.0);
+	}
 	if (sum.counters[STORE_CNT_THROTTLE])
 		fprintf(stderr, "Warning: the kernel throttled sampling %" PRIu64 " time%s (%" PRIu64 " unthrottled; "
 			"kernel.perf_event_max_sample_rate): samples are missing from those intervals\n",
