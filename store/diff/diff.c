@@ -1,7 +1,8 @@
 /* Matching two sessions (see store/diff/diff.h): lines keyed by data symbol +
  * offset, else by the attributed type + offset of the line in the object,
  * else by address; members of each type matched by name with their
- * offsets, cache lines and false-sharing flags in each build. */
+ * offsets, cache lines and false-sharing flags in each build; lock waits
+ * keyed by perf lock contention's caller and type. */
 #include "store/diff/diff.h"
 
 #include <errno.h>
@@ -42,6 +43,78 @@ static bool real_symbol(const char *s)
 	return s[0] && s[0] != '[';
 }
 
+/* ---- lock waits ---------------------------------------------------------- */
+
+struct lock_side {
+	struct diff_lock_row *v;  /* values in .b */
+	size_t n, cap;
+};
+
+static void lock_add(struct diff_lock_vals *v, const struct store_lock_stat *s)
+{
+	if (!v->present) {
+		v->present = true;
+		v->wait_min = UINT64_MAX;
+	}
+	v->nrows++;
+	v->contended += s->contended;
+	v->acquired += s->acquired;
+	v->wait_total += s->wait_total;
+	if (s->wait_max > v->wait_max)
+		v->wait_max = s->wait_max;
+	if (s->wait_min < v->wait_min)
+		v->wait_min = s->wait_min;
+	/* perf's average: total over the waits that ended */
+	v->avg_wait = v->acquired ? v->wait_total / v->acquired : 0;
+}
+
+/* perf lock contention's caller table of one session, rows of one caller
+ * and type merged. A session without the table (no lock tracepoints, or
+ * imported before it existed) has no lock rows. */
+static int locks_load(struct store *st, struct diff_session *info, uint64_t recorded,
+		      struct lock_side *out, struct c2c_error *err)
+{
+	struct store_locks_query q = { .by = STORE_LOCKS_BY_CALLER, .sort = STORE_LOCKS_SORT_WAIT_TOTAL };
+	struct store_lock_stat *rows = NULL;
+	struct c2c_error lerr = { 0 };
+	size_t n = 0;
+	int rc;
+
+	rc = store_query_perf_locks(st, &q, &rows, &n, &lerr);
+	if (rc == -ENOENT) {
+		info->locks_stale = recorded > 0;
+		return 0;
+	}
+	if (rc < 0)
+		return c2c_error_set(err, rc, "%s", lerr.msg);
+	info->has_locks = n > 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *kind = store_lock_type_str(rows[i].flags);
+		struct diff_lock_row *k = NULL;
+
+		info->lock_contended += rows[i].contended;
+		info->lock_wait_ns += rows[i].wait_total;
+		for (size_t j = 0; j < out->n && !k; j++)
+			if (!strcmp(out->v[j].caller, rows[i].name) && !strcmp(out->v[j].kind, kind))
+				k = &out->v[j];
+		if (!k) {
+			if (grow((void **)&out->v, &out->cap, out->n + 1, sizeof(*out->v)) < 0) {
+				free(rows);
+				return c2c_error_set(err, -ENOMEM, "out of memory");
+			}
+			k = &out->v[out->n++];
+			memset(k, 0, sizeof(*k));
+			snprintf(k->caller, sizeof(k->caller), "%s", rows[i].name);
+			snprintf(k->kind, sizeof(k->kind), "%s", kind);
+		}
+		lock_add(&k->b, &rows[i]);
+	}
+	free(rows);
+	return 0;
+}
+
+/* ---- cache lines ---------------------------------------------------------- */
+
 struct keyed {
 	char key[192];
 	char how[8];
@@ -55,7 +128,7 @@ struct side {
 };
 
 static int side_load(struct store *st, struct diff_session *info, struct side *out,
-		     struct c2c_error *err)
+		     struct lock_side *locks, struct c2c_error *err)
 {
 	struct store_lines_query q;
 	struct store_line_row *rows = NULL;
@@ -74,6 +147,8 @@ static int side_load(struct store *st, struct diff_session *info, struct side *o
 	info->hitm = sum.total.tot_hitm;
 	info->seconds = sum.time_last > sum.time_first ? (double)(sum.time_last - sum.time_first) / 1e9
 						       : 0;
+	if ((rc = locks_load(st, info, sum.lock_waits, locks, err)) < 0)
+		return rc;
 	if ((rc = store_query_lines(st, &q, &rows, &n, &total, err)) < 0)
 		return rc;
 	if ((rc = typeinfo_query_verdicts(st, &vr, &nvr, err)) < 0) {
@@ -90,6 +165,12 @@ static int side_load(struct store *st, struct diff_session *info, struct side *o
 		 * lines are matched by what lives at the address */
 		uint64_t addr = c2c_line_display(r->addr, sum.cacheline_size);
 
+		/* a line without loads or stores holds only lock waits (a slab
+		 * address of this run) or the tracepoint samples, which have no
+		 * data address (line 0): nothing to compare here; the waits
+		 * are compared by caller in the lock section */
+		if (!r->stats.load && !r->stats.store)
+			continue;
 		if (real_symbol(r->symbol)) {
 			snprintf(key, sizeof(key), "%.150s+%#llx", r->symbol,
 				 (unsigned long long)r->symbol_offset);
@@ -316,22 +397,97 @@ static int match_members(struct store *sb, struct store *sa, struct diff_result 
 	return rc;
 }
 
+static void lock_normalize(struct diff_lock_vals *v, const struct diff_session *s)
+{
+	double secs = s->seconds > 0 ? s->seconds : 1;
+
+	if (!v->present)
+		return;
+	v->contended_per_s = (double)v->contended / secs;
+	v->wait_ns_per_s = (double)v->wait_total / secs;
+}
+
+static int lock_cmp(const void *x, const void *y)
+{
+	const struct diff_lock_row *a = x, *b = y;
+	uint64_t wa = a->b.wait_total > a->a.wait_total ? a->b.wait_total : a->a.wait_total;
+	uint64_t wb = b->b.wait_total > b->a.wait_total ? b->b.wait_total : b->a.wait_total;
+	int c;
+
+	if (wa != wb)
+		return wa > wb ? -1 : 1;
+	if ((c = strcmp(a->caller, b->caller)))
+		return c;
+	return strcmp(a->kind, b->kind);
+}
+
+static int match_locks(struct lock_side *b, struct lock_side *a, struct diff_result *out,
+		       struct c2c_error *err)
+{
+	size_t cap = 0;
+	bool *used = calloc(a->n ? a->n : 1, sizeof(*used));
+
+	if (!used)
+		return c2c_error_set(err, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < b->n + a->n; i++) {
+		const struct diff_lock_row *kb = i < b->n ? &b->v[i] : NULL, *ka = NULL;
+		struct diff_lock_row *r;
+
+		if (!kb) {
+			if (used[i - b->n])
+				continue;
+			ka = &a->v[i - b->n];
+		} else {
+			for (size_t j = 0; j < a->n && !ka; j++)
+				if (!used[j] && !strcmp(a->v[j].caller, kb->caller) &&
+				    !strcmp(a->v[j].kind, kb->kind)) {
+					ka = &a->v[j];
+					used[j] = true;
+				}
+		}
+		if (grow((void **)&out->locks, &cap, out->nlocks + 1, sizeof(*out->locks)) < 0) {
+			free(used);
+			return c2c_error_set(err, -ENOMEM, "out of memory");
+		}
+		r = &out->locks[out->nlocks++];
+		memset(r, 0, sizeof(*r));
+		snprintf(r->caller, sizeof(r->caller), "%s", kb ? kb->caller : ka->caller);
+		snprintf(r->kind, sizeof(r->kind), "%s", kb ? kb->kind : ka->kind);
+		if (kb)
+			r->b = kb->b;
+		if (ka)
+			r->a = ka->b;
+		r->status = kb && ka ? DIFF_MATCHED : kb ? DIFF_DISAPPEARED : DIFF_APPEARED;
+		lock_normalize(&r->b, &out->before);
+		lock_normalize(&r->a, &out->after);
+	}
+	free(used);
+	if (out->nlocks)
+		qsort(out->locks, out->nlocks, sizeof(*out->locks), lock_cmp);
+	return 0;
+}
+
 int diff_sessions(struct store *before, struct store *after, struct diff_result *out,
 		  struct c2c_error *err)
 {
 	struct side sb = { 0 }, sa = { 0 };
+	struct lock_side lb = { 0 }, la = { 0 };
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	rc = side_load(before, &out->before, &sb, err);
+	rc = side_load(before, &out->before, &sb, &lb, err);
 	if (rc == 0)
-		rc = side_load(after, &out->after, &sa, err);
+		rc = side_load(after, &out->after, &sa, &la, err);
 	if (rc == 0)
 		rc = match_lines(&sb, &sa, out, err);
 	if (rc == 0)
 		rc = match_members(before, after, out, err);
+	if (rc == 0)
+		rc = match_locks(&lb, &la, out, err);
 	free(sb.v);
 	free(sa.v);
+	free(lb.v);
+	free(la.v);
 	if (rc < 0)
 		diff_result_fini(out);
 	return rc;
@@ -341,5 +497,6 @@ void diff_result_fini(struct diff_result *r)
 {
 	free(r->lines);
 	free(r->members);
+	free(r->locks);
 	memset(r, 0, sizeof(*r));
 }

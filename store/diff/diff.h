@@ -1,8 +1,11 @@
 /* Matching two sessions (before / after): cache lines matched by data
  * symbol + offset, else by attributed type + offset in the object, else by
  * address (addresses differ between runs; layouts between builds); members
- * of the types matched by name. Every value comes with its per-second and
- * per-1000-samples normalization so runs of different length compare.
+ * of the types matched by name; kernel lock waits matched by caller and
+ * lock type as perf lock contention prints them (never by lock address: a
+ * slab lock has another address in every run). Every value comes with its
+ * per-second (and for lines per-1000-samples) normalization so runs of
+ * different length compare.
  *
  * Ownership: diff_sessions() fills a struct diff_result that
  * diff_result_fini() releases. */
@@ -48,10 +51,32 @@ struct diff_member_row {
 	bool fs_b, fs_a;          /* flagged as false-sharing candidate */
 };
 
+/* One side of a lock row: perf lock contention's numbers (store.h
+ * struct store_lock_stat) summed over the caller table's rows with this
+ * caller and type (perf keys rows by call stack, so a caller can have
+ * several). */
+struct diff_lock_vals {
+	bool present;
+	uint32_t nrows;           /* perf rows merged */
+	uint64_t contended, acquired;
+	uint64_t wait_total, wait_max, wait_min, avg_wait;  /* ns; wait_min UINT64_MAX: none */
+	double contended_per_s, wait_ns_per_s;
+};
+
+struct diff_lock_row {
+	char caller[128];         /* "func+0xoff" or "Unknown", as perf prints it */
+	char kind[24];            /* perf's type: "mutex", "rwsem:R", "spinlock", ... */
+	enum diff_status status;
+	struct diff_lock_vals b, a;
+};
+
 struct diff_session {
 	char path[512];
 	uint64_t samples, hitm;
 	double seconds;
+	bool has_locks;           /* holds perf's lock contention table */
+	bool locks_stale;         /* lock waits recorded, but imported before that table */
+	uint64_t lock_contended, lock_wait_ns;  /* sums of the caller table */
 };
 
 struct diff_result {
@@ -60,6 +85,8 @@ struct diff_result {
 	size_t nlines;
 	struct diff_member_row *members;  /* grouped by type, before's order */
 	size_t nmembers;
+	struct diff_lock_row *locks;      /* by the larger total wait, descending */
+	size_t nlocks;
 };
 
 int diff_sessions(struct store *before, struct store *after, struct diff_result *out,

@@ -1,10 +1,11 @@
 /* The diff of two sessions as text, CSV and JSON (`c2ctui diff` and
  * `report --diff` without a terminal, or with --format): lines matched
  * across the runs, then struct members with their offsets and cache lines
- * in each build. */
+ * in each build, then kernel lock waits by caller and type. */
 #include "tui/report/report_diff.h"
 #include "tui/report/escape.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -56,20 +57,113 @@ static const char *verdict_of(const struct diff_vals *v)
 }
 
 
+static void session_line(const char *label, const struct diff_session *s, FILE *out)
+{
+	fprintf(out, "%s %s  %llu samples  %.2f s  %llu HITM", label, s->path,
+		(unsigned long long)s->samples, s->seconds, (unsigned long long)s->hitm);
+	if (s->has_locks)
+		fprintf(out, "  %" PRIu64 " lock waits  %.3f ms waiting", s->lock_contended,
+			(double)s->lock_wait_ns / 1e6);
+	fputc('\n', out);
+}
+
+/* lock values: "-" on the side that has no such row */
+static void lval(char *buf, size_t len, const struct diff_lock_vals *v, uint64_t x)
+{
+	if (v->present)
+		snprintf(buf, len, "%" PRIu64, x);
+	else
+		snprintf(buf, len, "-");
+}
+
+static void lfval(char *buf, size_t len, const struct diff_lock_vals *v, double x, int prec)
+{
+	if (v->present)
+		snprintf(buf, len, "%.*f", prec, x);
+	else
+		snprintf(buf, len, "-");
+}
+
+static void lpair(char *buf, size_t len, const struct diff_lock_vals *b, uint64_t xb,
+		  const struct diff_lock_vals *a, uint64_t xa)
+{
+	char sb[24], sa[24];
+
+	lval(sb, sizeof(sb), b, xb);
+	lval(sa, sizeof(sa), a, xa);
+	if (b->present && a->present)
+		snprintf(buf, len, "%s -> %s (%+lld)", sb, sa, (long long)xa - (long long)xb);
+	else
+		snprintf(buf, len, "%s -> %s", sb, sa);
+}
+
+/* ns shown as ms, 3 decimals (the ns are in CSV and JSON) */
+static void lmspair(char *buf, size_t len, const struct diff_lock_vals *b, double xb,
+		    const struct diff_lock_vals *a, double xa, bool delta)
+{
+	char sb[32], sa[32];
+
+	lfval(sb, sizeof(sb), b, xb / 1e6, 3);
+	lfval(sa, sizeof(sa), a, xa / 1e6, 3);
+	if (delta && b->present && a->present)
+		snprintf(buf, len, "%s -> %s (%+.3f)", sb, sa, (xa - xb) / 1e6);
+	else
+		snprintf(buf, len, "%s -> %s", sb, sa);
+}
+
+static void stale_note(const char *label, const struct diff_session *s, FILE *out)
+{
+	if (s->locks_stale)
+		fprintf(out, "  (%s %s has lock waits but was imported before lock contention was stored:"
+			" import it again)\n", label, s->path);
+}
+
+static void text_locks(const struct diff_result *r, FILE *out)
+{
+	if (!r->nlocks && !r->before.locks_stale && !r->after.locks_stale)
+		return;
+	fprintf(out, "\nLock waits (lock:contention_*, matched by caller and type as perf lock contention"
+		" prints them; times in ms)\n");
+	stale_note("before", &r->before, out);
+	stale_note("after", &r->after, out);
+	if (!r->nlocks)
+		return;
+	fprintf(out, "  %-32s %-11s %-11s %-22s %-19s %-30s %-23s %-21s %s\n", "Caller", "Type", "Status",
+		"Waits", "Waits/s", "Total wait", "Wait/s", "Avg wait", "Max wait");
+	for (size_t i = 0; i < r->nlocks; i++) {
+		const struct diff_lock_row *l = &r->locks[i];
+		char w[64], ws[64], t[80], ts[64], av[64], mx[64], bs[24], as[24];
+
+		lpair(w, sizeof(w), &l->b, l->b.contended, &l->a, l->a.contended);
+		lfval(bs, sizeof(bs), &l->b, l->b.contended_per_s, 1);
+		lfval(as, sizeof(as), &l->a, l->a.contended_per_s, 1);
+		snprintf(ws, sizeof(ws), "%s -> %s", bs, as);
+		lmspair(t, sizeof(t), &l->b, (double)l->b.wait_total, &l->a, (double)l->a.wait_total, true);
+		lmspair(ts, sizeof(ts), &l->b, l->b.wait_ns_per_s, &l->a, l->a.wait_ns_per_s, false);
+		lmspair(av, sizeof(av), &l->b, (double)l->b.avg_wait, &l->a, (double)l->a.avg_wait, false);
+		lmspair(mx, sizeof(mx), &l->b, (double)l->b.wait_max, &l->a, (double)l->a.wait_max, false);
+		fprintf(out, "  %-32s %-11s %-11s %-22s %-19s %-30s %-23s %-21s %s\n", l->caller, l->kind,
+			diff_status_name(l->status), w, ws, t, ts, av, mx);
+	}
+}
+
 void report_diff_text(const struct diff_result *r, FILE *out)
 {
 	const char *type = NULL;
 
-	fprintf(out, "Before: %s  %llu samples  %.2f s  %llu HITM\n", r->before.path,
-		(unsigned long long)r->before.samples, r->before.seconds,
-		(unsigned long long)r->before.hitm);
-	fprintf(out, "After:  %s  %llu samples  %.2f s  %llu HITM\n\n", r->after.path,
-		(unsigned long long)r->after.samples, r->after.seconds,
-		(unsigned long long)r->after.hitm);
-	fprintf(out, "Cache lines (matched by data symbol, else type + offset in the object, else address)\n");
-	fprintf(out, "  %-28s %-6s %-11s %-18s %-15s %-17s %-14s %-14s %-17s %s\n", "Key", "Match",
-		"Status", "HITM", "HITM/s", "HITM/1k samples", "Loads", "Stores", "Load lat",
-		"Verdict");
+	session_line("Before:", &r->before, out);
+	session_line("After: ", &r->after, out);
+	fputc('\n', out);
+	if (!r->nlines && (r->before.has_locks || r->after.has_locks)) {
+		/* lock-only sessions: their lines are slab addresses of each
+		 * run, with nothing to compare; the waits are compared below */
+		fprintf(out, "Cache lines: no memory samples in either session\n");
+	} else {
+		fprintf(out, "Cache lines (matched by data symbol, else type + offset in the object, else address)\n");
+		fprintf(out, "  %-28s %-6s %-11s %-18s %-15s %-17s %-14s %-14s %-17s %s\n", "Key", "Match",
+			"Status", "HITM", "HITM/s", "HITM/1k samples", "Loads", "Stores", "Load lat",
+			"Verdict");
+	}
 	for (size_t i = 0; i < r->nlines; i++) {
 		const struct diff_line_row *l = &r->lines[i];
 		char h[80], hs[80], hk[80], ld[80], st[80], lat[80], vd[32];
@@ -121,6 +215,7 @@ void report_diff_text(const struct diff_result *r, FILE *out)
 			m->status == DIFF_MATCHED ? "" : m->status == DIFF_APPEARED ? " (new)"
 											 : " (gone)");
 	}
+	text_locks(r, out);
 }
 
 static void csv_vals(FILE *out, const struct diff_vals *v)
@@ -133,6 +228,23 @@ static void csv_vals(FILE *out, const struct diff_vals *v)
 		(unsigned long long)v->loads, (unsigned long long)v->stores,
 		(unsigned long long)v->hitm, (unsigned long long)v->lcl_hitm,
 		(unsigned long long)v->rmt_hitm, v->hitm_per_s, v->hitm_per_ksample, v->lat);
+}
+
+/* perf lock contention's numbers (ns), then the per-second ones */
+static const char lcols[] = "contended,acquired,wait_total_ns,wait_max_ns,wait_min_ns,avg_wait_ns,"
+			    "contended_per_s,wait_ns_per_s";
+
+static void csv_lock_vals(FILE *out, const struct diff_lock_vals *v)
+{
+	if (!v->present) {
+		fprintf(out, ",,,,,,,,");
+		return;
+	}
+	fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",", v->contended, v->acquired,
+		v->wait_total, v->wait_max);
+	if (v->wait_min != UINT64_MAX)
+		fprintf(out, "%" PRIu64, v->wait_min);
+	fprintf(out, ",%" PRIu64 ",%.3f,%.1f", v->avg_wait, v->contended_per_s, v->wait_ns_per_s);
 }
 
 void report_diff_csv(const struct diff_result *r, FILE *out)
@@ -185,6 +297,26 @@ void report_diff_csv(const struct diff_result *r, FILE *out)
 		fprintf(out, ",%s,%s\n", m->b.present ? (m->fs_b ? "1" : "0") : "",
 			m->a.present ? (m->fs_a ? "1" : "0") : "");
 	}
+	if (!r->nlocks)
+		return;
+	/* the lock rows have columns of their own: a second header */
+	fprintf(out, "section,caller,kind,status");
+	for (int sd = 0; sd < 2; sd++) {
+		char cols[256];
+		snprintf(cols, sizeof(cols), "%s", lcols);
+		for (char *t = strtok(cols, ","); t; t = strtok(NULL, ","))
+			fprintf(out, ",%s_%s", sd ? "after" : "before", t);
+	}
+	fputc('\n', out);
+	for (size_t i = 0; i < r->nlocks; i++) {
+		const struct diff_lock_row *l = &r->locks[i];
+		fprintf(out, "lock,");
+		report_csv_str(out, l->caller);
+		fprintf(out, ",%s,%s", l->kind, diff_status_name(l->status));
+		csv_lock_vals(out, &l->b);
+		csv_lock_vals(out, &l->a);
+		fputc('\n', out);
+	}
 }
 
 static void json_vals(FILE *out, const struct diff_vals *v)
@@ -202,6 +334,23 @@ static void json_vals(FILE *out, const struct diff_vals *v)
 		v->hitm_per_ksample, v->lat, layout_verdict_name(v->verdict));
 }
 
+static void json_lock_vals(FILE *out, const struct diff_lock_vals *v)
+{
+	if (!v->present) {
+		fprintf(out, "null");
+		return;
+	}
+	fprintf(out, "{\"contended\":%" PRIu64 ",\"acquired\":%" PRIu64 ",\"wait_total_ns\":%" PRIu64
+		",\"wait_max_ns\":%" PRIu64 ",\"wait_min_ns\":", v->contended, v->acquired, v->wait_total,
+		v->wait_max);
+	if (v->wait_min != UINT64_MAX)
+		fprintf(out, "%" PRIu64, v->wait_min);
+	else
+		fprintf(out, "null");
+	fprintf(out, ",\"avg_wait_ns\":%" PRIu64 ",\"contended_per_s\":%.3f,\"wait_ns_per_s\":%.1f,"
+		"\"rows\":%u}", v->avg_wait, v->contended_per_s, v->wait_ns_per_s, v->nrows);
+}
+
 void report_diff_json(const struct diff_result *r, FILE *out)
 {
 	const struct diff_session *ss[2] = { &r->before, &r->after };
@@ -210,9 +359,10 @@ void report_diff_json(const struct diff_result *r, FILE *out)
 	for (int s = 0; s < 2; s++) {
 		fprintf(out, "%s\"%s\":{\"path\":", s ? "," : "", s ? "after" : "before");
 		report_json_str(out, ss[s]->path);
-		fprintf(out, ",\"samples\":%llu,\"seconds\":%.3f,\"hitm\":%llu}",
+		fprintf(out, ",\"samples\":%llu,\"seconds\":%.3f,\"hitm\":%llu,\"lock_waits\":%" PRIu64
+			",\"lock_wait_ns\":%" PRIu64 "}",
 			(unsigned long long)ss[s]->samples, ss[s]->seconds,
-			(unsigned long long)ss[s]->hitm);
+			(unsigned long long)ss[s]->hitm, ss[s]->lock_contended, ss[s]->lock_wait_ns);
 	}
 	fprintf(out, ",\"lines\":[");
 	for (size_t i = 0; i < r->nlines; i++) {
@@ -244,6 +394,19 @@ void report_diff_json(const struct diff_result *r, FILE *out)
 		json_vals(out, &m->b);
 		fprintf(out, ",\"after\":");
 		json_vals(out, &m->a);
+		fprintf(out, "}");
+	}
+	fprintf(out, "],\"locks\":[");
+	for (size_t i = 0; i < r->nlocks; i++) {
+		const struct diff_lock_row *l = &r->locks[i];
+		fprintf(out, "%s{\"caller\":", i ? "," : "");
+		report_json_str(out, l->caller);
+		fprintf(out, ",\"kind\":");
+		report_json_str(out, l->kind);
+		fprintf(out, ",\"status\":\"%s\",\"before\":", diff_status_name(l->status));
+		json_lock_vals(out, &l->b);
+		fprintf(out, ",\"after\":");
+		json_lock_vals(out, &l->a);
 		fprintf(out, "}");
 	}
 	fprintf(out, "]}\n");
