@@ -1,7 +1,8 @@
 /* `c2ctui diff BEFORE.db AFTER.db` and `c2ctui report --diff BEFORE.db
  * AFTER.db`: two sessions side by side (store/diff/diff.h matches them). In a
  * terminal `diff` opens the diff view; otherwise, or with --format, it
- * prints the same tables as text, CSV or JSON (tui/report/report_diff.c). Sessions without a type
+ * prints the same tables as text, CSV or JSON (tui/report/report_diff.c),
+ * lock waits included (matched by caller and type). Sessions without a type
  * attribution get one first (saved in them), so lines and members can be
  * matched by type. */
 #include "tui/cmd/commands.h"
@@ -32,7 +33,8 @@ static void usage(FILE *out, const char *cmd)
 		"  --no-attribute     do not attribute samples to types first\n"
 		"  -h, --help         this text\n"
 		"Lines are matched by data symbol + offset, else by type + offset in the object,\n"
-		"else by address; members of each type by name. Values are shown before -> after,\n"
+		"else by address; members of each type by name; kernel lock waits by caller and\n"
+		"lock type (as perf lock contention prints them). Values are shown before -> after,\n"
 		"and per second and per 1000 samples so runs of different length compare.\n",
 		cmd);
 }
