@@ -35,6 +35,20 @@ static bool ktype_text(char t)
 	return t == 't' || t == 'T' || t == 'w' || t == 'W';
 }
 
+/* Objects: data, bss, read-only data, weak objects. */
+static bool ktype_data(char t)
+{
+	return strchr("dDbBrRvV", t) != NULL && t != '\0';
+}
+
+/* kallsyms has no sizes: a data symbol reaches the next symbol. Without
+ * CONFIG_KALLSYMS_ALL the only data symbols are section markers
+ * (__start_init_stack, __start_rodata, ...) whose "next symbol" can be
+ * megabytes on, so an address is named by one only this close to it: big
+ * enough for the largest static objects that hold locks (rcu_state with
+ * its rcu_node array is a few hundred KiB at NR_CPUS=8192). */
+#define KSYM_DATA_MAX ((uint64_t)512 * 1024)
+
 /* By address; at one address in file order. perf gives every symbol at
  * one address but the last listed a zero length (symbols__fixup_end runs
  * before its alias choice), so the last listed is the one it shows; the
@@ -215,5 +229,11 @@ bool sym_kallsyms_text(const struct sym_kallsyms *k, uint64_t addr,
 bool sym_kallsyms_data(const struct sym_kallsyms *k, uint64_t addr,
 		       const char **name, uint64_t *start, const char **module)
 {
-	return ksym_out(k, kallsyms_find(k, addr), name, start, module);
+	const struct ksym *s = kallsyms_find(k, addr);
+
+	/* never the nearest function: a slab or stack address past the
+	 * kernel's text is no part of it */
+	if (s && (!ktype_data(s->type) || addr - s->start >= KSYM_DATA_MAX))
+		s = NULL;
+	return ksym_out(k, s, name, start, module);
 }

@@ -91,8 +91,9 @@ size_t sym_kallsyms_count(const struct sym_kallsyms *k);
  * vmlinux). Returns false when none. */
 bool sym_kallsyms_text(const struct sym_kallsyms *k, uint64_t addr,
 		       const char **name, uint64_t *start, const char **module);
-/* The symbol of any kind (code or data) containing addr, for data
- * addresses: perf names a data address in kernel text by its function. */
+/* The data symbol (d/D/b/B/r/R/v/V) containing addr, within KSYM_DATA_MAX
+ * of its start (see sym_kallsyms.c), for data addresses such as lock
+ * addresses; never a function, however near. Returns false when none. */
 bool sym_kallsyms_data(const struct sym_kallsyms *k, uint64_t addr,
 		       const char **name, uint64_t *start, const char **module);
 

@@ -296,12 +296,13 @@ static void fake_kallsyms(void)
 	CHECK(symtab_resolve_data(st, 0, 0, C2C_MODE_KERNEL, 0xffffffffc0003050ull, &d) == 0);
 	CHECK_STR(d.symbol, "mod_stats");
 	CHECK_EQ_U64(d.offset, 0x10);
-	/* A data address in text is named by its function (as perf); nothing
-	 * past the last symbol; absolute (percpu) entries are not addresses. */
+	/* A data address is named by data symbols only, never by a function;
+	 * nothing past the last symbol; absolute (percpu) entries are not
+	 * addresses. */
 	CHECK(symtab_resolve_data(st, 0, 0, C2C_MODE_KERNEL, 0xffffffff81000184ull, &d) == 0);
-	CHECK(d.status == SYM_OK);
-	CHECK_STR(d.symbol, "do_work");
-	CHECK_EQ_U64(d.offset, 4);
+	CHECK(d.status == SYM_NO_SYMBOL && d.symbol == NULL);
+	CHECK(symtab_resolve_data(st, 0, 0, C2C_MODE_KERNEL, 0xffffffffc0001090ull, &d) == 0);
+	CHECK(d.status == SYM_NO_SYMBOL && d.symbol == NULL);
 	CHECK(symtab_resolve_data(st, 0, 0, C2C_MODE_KERNEL, 0xffffffffc0009000ull, &d) == 0);
 	CHECK(d.status == SYM_NO_SYMBOL);
 	/* The last vmlinux symbol does not stretch to the first module's. */
@@ -316,6 +317,53 @@ static void fake_kallsyms(void)
 	CHECK(symtab_resolve_data(st, 0, 0, C2C_MODE_KERNEL, 0xffff888000001000ull, &d) == 0);
 	CHECK(d.status == SYM_NO_SYMBOL);
 	CHECK_STR(d.dso, "[kernel.kallsyms]");
+	symtab_free(st);
+}
+
+/* A kallsyms without CONFIG_KALLSYMS_ALL (as most distributions ship):
+ * functions and section markers only. A lock address must not be named
+ * by the nearest function nor by a marker a megabyte before it. */
+static void kallsyms_no_data_symbols(void)
+{
+	const char *path = data_path("tests/data/symbols/kallsyms_nodata");
+	struct symtab_options o = { .kallsyms = path };
+	struct symtab *st = symtab_new(&o, NULL);
+	struct sym_data d;
+	struct sym_code c;
+	CHECK(st);
+	CHECK_EQ_U64(symtab_kernel_symbols(st), 9);
+	CHECK(mmap_kernel(st, 0xffffffff81000000ull, 0x3000000, "[kernel.kallsyms]_text") == 0);
+
+	/* in text: a function for an ip, nothing for data */
+	CHECK(symtab_resolve_ip(st, 0, 0, C2C_MODE_KERNEL, 0xffffffff81200010ull, &c) == 0);
+	CHECK_STR(c.function, "do_anonymous_page");
+	CHECK(symtab_resolve_data(st, 0, 0, C2C_MODE_KERNEL, 0xffffffff81200010ull, &d) == 0);
+	CHECK(d.status == SYM_NO_SYMBOL && d.symbol == NULL && d.offset == 0);
+	/* the last function does not reach into the data after it */
+	CHECK(symtab_resolve_data(st, 0, 0, C2C_MODE_KERNEL, 0xffffffff82000000ull, &d) == 0);
+	CHECK(d.status == SYM_NO_SYMBOL && d.symbol == NULL);
+	/* near a data marker: named by it */
+	CHECK(symtab_resolve_data(st, 0, 0, C2C_MODE_KERNEL, 0xffffffff83000100ull, &d) == 0);
+	CHECK(d.status == SYM_OK);
+	CHECK_STR(d.symbol, "__start_init_stack");
+	CHECK_EQ_U64(d.offset, 0x100);
+	CHECK(symtab_resolve_data(st, 0, 0, C2C_MODE_KERNEL, 0xffffffff82400040ull, &d) == 0);
+	CHECK_STR(d.symbol, "__start_rodata");
+	CHECK(symtab_resolve_data(st, 0, 0, C2C_MODE_KERNEL, 0xffffffff8377c010ull, &d) == 0);
+	CHECK_STR(d.symbol, "__init_begin");
+	/* 1 MiB past the marker, before the next symbol: too far to be its */
+	CHECK(symtab_resolve_data(st, 0, 0, C2C_MODE_KERNEL, 0xffffffff831113e0ull, &d) == 0);
+	CHECK(d.status == SYM_NO_SYMBOL && d.symbol == NULL);
+	CHECK_STR(d.dso, "[kernel.kallsyms]");
+	CHECK(symtab_resolve_data(st, 0, 0, C2C_MODE_KERNEL, 0xffffffff8307ffffull, &d) == 0);
+	CHECK_STR(d.symbol, "__start_init_stack");
+	CHECK(symtab_resolve_data(st, 0, 0, C2C_MODE_KERNEL, 0xffffffff83080000ull, &d) == 0);
+	CHECK(d.status == SYM_NO_SYMBOL);
+	/* slab and struct page addresses (below the kernel image) */
+	CHECK(symtab_resolve_data(st, 0, 0, C2C_MODE_KERNEL, 0xffff8881052b80b8ull, &d) == 0);
+	CHECK(d.status == SYM_NO_SYMBOL && d.symbol == NULL);
+	CHECK(symtab_resolve_data(st, 0, 0, C2C_MODE_KERNEL, 0xffffea0004999da8ull, &d) == 0);
+	CHECK(d.status == SYM_NO_SYMBOL && d.symbol == NULL);
 	symtab_free(st);
 }
 
@@ -1027,6 +1075,7 @@ TEST_MAIN(
 	TEST_CASE(overlapping_maps_replaced),
 	TEST_CASE(kernel_maps_like_perf),
 	TEST_CASE(fake_kallsyms),
+	TEST_CASE(kallsyms_no_data_symbols),
 	TEST_CASE(host_kallsyms),
 	TEST_CASE(same_host),
 	TEST_CASE(program_pie),
