@@ -45,6 +45,8 @@ struct store;
 enum store_open_flags {
 	STORE_OPEN_RDONLY = 0,   /* queries only */
 	STORE_OPEN_APPEND = 1,   /* queries + writer (continue a session) */
+	STORE_OPEN_SCRATCH = 2,  /* queries + writer on a private copy, removed at close:
+	                            what is computed while reading (types) never reaches the file */
 };
 
 /* Creates a new session file at path (fails if it exists). WAL mode. */
@@ -58,6 +60,9 @@ int store_open(struct store **st, const char *path, unsigned flags, struct c2c_e
 void store_close(struct store *st);
 /* The path given to create/open. */
 const char *store_path(const struct store *st);
+/* The file that holds the data: the path, or a scratch copy's file. Another
+ * handle on the same data opens this. */
+const char *store_data_path(const struct store *st);
 
 /* ------------------------------------------------------------------ */
 /* Metadata (key/value text)                                            */
@@ -484,6 +489,21 @@ struct store_node_row {
 int store_query_nodes(struct store *st, uint64_t line_addr, const struct store_filter *f,
 		      struct store_node_row **rows, size_t *n, struct c2c_error *err);
 
+/* Per-thread (or, by_process, per-process) totals under the sample
+ * filters (store/query/query_threads.c; a scan of the samples): a row's
+ * numbers are the summary's for tid:N (pid:N). Ascending pid, tid. */
+struct store_thread_row {
+	int32_t pid;
+	int32_t tid;             /* -1 in per-process rows */
+	char comm[32];           /* the thread's last comm (a process: its main thread's) */
+	struct c2c_stats stats;
+	uint64_t nr_lines;       /* distinct cache lines of its classified samples */
+	uint32_t nr_cpus;        /* distinct CPUs */
+	uint32_t nr_threads;     /* distinct threads (1 per thread) */
+};
+int store_query_threads(struct store *st, const struct store_filter *f, bool by_process,
+			struct store_thread_row **rows, size_t *n, struct c2c_error *err);
+
 /* CPU x offset matrix of one line (sparse: one row per touched cell). */
 struct store_cell_row {
 	uint64_t offset;
@@ -716,6 +736,35 @@ struct store_lock_stat {
  * err saying so when the session holds no lock contention. */
 int store_query_perf_locks(struct store *st, const struct store_locks_query *q, struct store_lock_stat **out,
 			   size_t *n, struct c2c_error *err);
+/* The explorer's lock list (query_locks.c): one row per lock address with
+ * `c2ctui locks -l`'s numbers (s: key = address, name = data symbol, flags
+ * of the first begin), the caller with the most wait (perf's name) and the
+ * threads and CPUs of its completed waits (lock_waits). */
+struct store_lock_list_row {
+	struct store_lock_stat s;
+	char top_caller[128];       /* "" when no caller counted */
+	uint32_t nr_threads, nr_cpus;
+};
+int store_query_lock_list(struct store *st, struct store_lock_list_row **out, size_t *n, struct c2c_error *err);
+/* perf's callers (`c2ctui locks -L ADDR` rows) of one lock, or of every
+ * lock (STORE_ALL_LINES), by total wait descending. s.name: perf's caller. */
+struct store_lock_caller {
+	uint64_t lock_addr;
+	struct store_lock_stat s;   /* key: perf's stack key */
+};
+int store_query_lock_callers(struct store *st, uint64_t lock_addr, struct store_lock_caller **out, size_t *n,
+			     struct c2c_error *err);
+/* The stored call chain most of a caller's (lock, key) waits had, frames
+ * innermost first; *waits: how many waits had it. None: *n = 0. */
+struct store_lock_frame {
+	int64_t site;
+	uint64_t ip;
+	char function[128];
+	uint64_t offset;
+	char dso[128];
+};
+int store_query_lock_stack(struct store *st, uint64_t lock_addr, uint64_t key, struct store_lock_frame **out,
+			   size_t *n, uint64_t *waits, struct c2c_error *err);
 /* perf's name of a lock type from contention_begin flags ("mutex",
  * "rwsem:R", "spinlock", ..., "unknown"). */
 const char *store_lock_type_str(uint32_t flags);

@@ -18,6 +18,7 @@ struct store_query_state;   /* store/query/query.h */
 struct store {
 	sqlite3 *db;
 	char *path;
+	char *scratch;               /* STORE_OPEN_SCRATCH: the private copy (removed at close) */
 	bool writable;
 	uint32_t line_size;          /* cache line size of the session */
 	bool time_blocks;            /* the session keeps sample_time_blocks

@@ -5,6 +5,7 @@
 #include "store/agg/agg.h"
 #include "store/query/query.h"
 #include "store/writer/writer.h"
+#include "store/base/session_files.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -72,6 +73,10 @@ static void store_free(struct store *st)
 	store_aggs_free(st->aggs);
 	store_query_state_free(st->query);
 	free(st->cpu_node);
+	if (st->scratch) {
+		store_remove_files(st->scratch, NULL);
+		free(st->scratch);
+	}
 	free(st->path);
 	free(st);
 }
@@ -106,6 +111,11 @@ static int prepare_stmts(struct store *st, struct c2c_error *err)
 const char *store_path(const struct store *st)
 {
 	return st->path;
+}
+
+const char *store_data_path(const struct store *st)
+{
+	return st->scratch ? st->scratch : st->path;
 }
 
 
@@ -205,6 +215,142 @@ static int check_header(const char *path, struct c2c_error *err)
 	return 0;
 }
 
+/* Opens the connection; immutable: as a read-only file nobody writes
+ * (a URI, so the path is percent-encoded). */
+static int open_connection(struct store *st, const char *path, bool immutable, struct c2c_error *err)
+{
+	int flags = (st->writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY) | SQLITE_OPEN_NOMUTEX;
+	char *uri = NULL;
+	int rc;
+
+	if (immutable) {
+		size_t n = strlen(path);
+		char *p = uri = malloc(3 * n + 32);
+		if (!uri)
+			return c2c_error_set(err, -ENOMEM, "out of memory");
+		p += sprintf(p, "file:");
+		for (const unsigned char *c = (const unsigned char *)path; *c; c++)
+			p += (*c == '%' || *c == '?' || *c == '#' || *c < 0x21 || *c >= 0x7f)
+				     ? sprintf(p, "%%%02X", *c) : sprintf(p, "%c", *c);
+		strcpy(p, "?immutable=1");
+		flags |= SQLITE_OPEN_URI;
+	}
+	rc = sqlite3_open_v2(uri ? uri : path, &st->db, flags, NULL);
+	free(uri);
+	if (rc != SQLITE_OK)
+		return c2c_error_set(err, -EIO, "%s: cannot open: %s", path,
+				     st->db ? sqlite3_errmsg(st->db) : "out of memory");
+	sqlite3_busy_timeout(st->db, 5000);
+	return 0;
+}
+
+/* PRAGMA user_version: SQLITE_OK with *version, or SQLite's error code
+ * (the first statement is where a file that cannot be read says why). */
+static int read_user_version(struct store *st, int *version)
+{
+	sqlite3_stmt *s;
+	int rc = sqlite3_prepare_v2(st->db, "PRAGMA user_version", -1, &s, NULL);
+
+	if (rc != SQLITE_OK)
+		return sqlite3_extended_errcode(st->db) & 0xff;
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		*version = sqlite3_column_int(s, 0);
+	sqlite3_finalize(s);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+/* Whether a read failed because the WAL index (-shm) cannot be made: the
+ * file is in WAL mode (header byte 18 is 2) and its folder or -shm is not
+ * writable by us. */
+static bool wal_needs_shm(int rc, const char *path)
+{
+	unsigned char hdr[20];
+	char shm[4200], dir[4200];
+	int fd;
+	bool wal;
+
+	if (rc != SQLITE_CANTOPEN && rc != SQLITE_READONLY && rc != SQLITE_IOERR)
+		return false;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return false;
+	wal = read(fd, hdr, sizeof(hdr)) == (ssize_t)sizeof(hdr) && hdr[18] == 2;
+	close(fd);
+	if (!wal)
+		return false;
+	snprintf(shm, sizeof(shm), "%s-shm", path);
+	if (access(shm, F_OK) == 0)
+		return access(shm, W_OK) != 0;
+	snprintf(dir, sizeof(dir), "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		*(slash == dir ? slash + 1 : slash) = '\0';
+	else
+		snprintf(dir, sizeof(dir), ".");
+	return access(dir, W_OK) != 0;
+}
+
+/* STORE_OPEN_SCRATCH: the session, checked as any read-only open, copied
+ * page by page (SQLite's backup) into a private file under $TMPDIR that is
+ * then opened writable; messages still name the original. */
+static int open_scratch(struct store **out, const char *path, struct c2c_error *err)
+{
+	struct store *src = NULL;
+	const char *tmpdir = getenv("TMPDIR");
+	char tmp[4096];
+	sqlite3 *dst = NULL;
+	sqlite3_backup *b;
+	int fd, r;
+
+	if ((r = store_open(&src, path, STORE_OPEN_RDONLY, err)) < 0)
+		return r;
+	snprintf(tmp, sizeof(tmp), "%s/c2ctui-scratch.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+	if ((fd = mkstemp(tmp)) < 0) {
+		r = c2c_error_set(err, -errno, "%s: cannot make a private copy in %s: %s", path,
+				  tmpdir && *tmpdir ? tmpdir : "/tmp", strerror(errno));
+		store_close(src);
+		return r;
+	}
+	close(fd);
+	if (sqlite3_open_v2(tmp, &dst, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK ||
+	    !(b = sqlite3_backup_init(dst, "main", src->db, "main"))) {
+		r = c2c_error_set(err, -EIO, "%s: cannot copy it to %s: %s", path, tmp,
+				  dst ? sqlite3_errmsg(dst) : "out of memory");
+		goto fail;
+	}
+	sqlite3_backup_step(b, -1);
+	if (sqlite3_backup_finish(b) != SQLITE_OK) {
+		r = c2c_error_set(err, -EIO, "%s: cannot copy it to %s: %s", path, tmp, sqlite3_errmsg(dst));
+		goto fail;
+	}
+	sqlite3_exec(dst, "PRAGMA journal_mode = DELETE;", NULL, NULL, NULL);
+	sqlite3_close_v2(dst);
+	dst = NULL;
+	store_close(src);
+	src = NULL;
+	if ((r = store_open(out, tmp, STORE_OPEN_APPEND, err)) < 0)
+		goto fail;
+	char *orig = strdup(path), *copy = strdup(tmp);
+	if (!orig || !copy) {
+		free(orig);
+		free(copy);
+		store_close(*out);
+		*out = NULL;
+		r = c2c_error_set(err, -ENOMEM, "out of memory");
+		goto fail;
+	}
+	free((*out)->path);
+	(*out)->path = orig;
+	(*out)->scratch = copy;
+	return 0;
+fail:
+	if (dst)
+		sqlite3_close_v2(dst);
+	store_close(src);
+	store_remove_files(tmp, NULL);
+	return r;
+}
+
 int store_open(struct store **out, const char *path, unsigned flags, struct c2c_error *err)
 {
 	struct store *st;
@@ -213,29 +359,50 @@ int store_open(struct store **out, const char *path, unsigned flags, struct c2c_
 	bool marker = false;
 
 	*out = NULL;
+	if (flags & STORE_OPEN_SCRATCH)
+		return open_scratch(out, path, err);
 	if ((r = check_header(path, err)) < 0)
 		return r;
 	st = store_alloc(path, false);
 	if (!st)
 		return c2c_error_set(err, -ENOMEM, "out of memory");
 	st->writable = (flags & STORE_OPEN_APPEND) != 0;
-	if (sqlite3_open_v2(path, &st->db,
-			    (st->writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY) | SQLITE_OPEN_NOMUTEX,
-			    NULL) != SQLITE_OK) {
-		r = c2c_error_set(err, -EIO, "%s: cannot open: %s", path,
-				  st->db ? sqlite3_errmsg(st->db) : "out of memory");
+	if ((r = open_connection(st, path, false, err)) < 0) {
 		store_free(st);
 		return r;
 	}
-	sqlite3_busy_timeout(st->db, 5000);
-	if (sqlite3_prepare_v2(st->db, "PRAGMA user_version", -1, &s, NULL) != SQLITE_OK) {
-		r = c2c_error_set(err, -EINVAL, "%s: not a c2ctui session (%s)", path, sqlite3_errmsg(st->db));
+	int rc = read_user_version(st, &version);
+	struct stat wst;
+	char walp[4200];
+	snprintf(walp, sizeof(walp), "%s-wal", path);
+	bool wal_frames = stat(walp, &wst) == 0 && wst.st_size > 0;
+	if (rc != SQLITE_OK && !st->writable && wal_needs_shm(rc, path) && wal_frames) {
+		r = c2c_error_set(err, -EROFS, "%s: its write-ahead log (%s, %lld bytes) needs a writable folder to be "
+				  "read; copy the session and its -wal to one", path, walp, (long long)wst.st_size);
 		store_free(st);
 		return r;
 	}
-	if (sqlite3_step(s) == SQLITE_ROW)
-		version = sqlite3_column_int(s, 0);
-	sqlite3_finalize(s);
+	if (rc != SQLITE_OK && !st->writable && wal_needs_shm(rc, path)) {
+		/* A session left in WAL mode (older c2ctui, or a live one that
+		 * was never settled) where we cannot create its -shm: a
+		 * read-only folder or mount, another user's file. Nothing can
+		 * be writing it then, so it is read as an immutable file. */
+		sqlite3_close_v2(st->db);
+		st->db = NULL;
+		if ((r = open_connection(st, path, true, err)) < 0) {
+			store_free(st);
+			return r;
+		}
+		rc = read_user_version(st, &version);
+	}
+	if (rc != SQLITE_OK) {
+		/* SQLite's own words: busy, locked, read-only, corrupt, not a
+		 * database, cannot open. */
+		r = c2c_error_set(err, rc == SQLITE_NOTADB || rc == SQLITE_CORRUPT ? -EINVAL : -EIO,
+				  "%s: cannot read the session: %s", path, sqlite3_errstr(rc));
+		store_free(st);
+		return r;
+	}
 	if (sqlite3_prepare_v2(st->db, "SELECT format FROM c2ctui_session WHERE id = 1", -1, &s, NULL) == SQLITE_OK) {
 		if (sqlite3_step(s) == SQLITE_ROW) {
 			const char *fmt = (const char *)sqlite3_column_text(s, 0);

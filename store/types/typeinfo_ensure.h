@@ -18,8 +18,9 @@ struct typeinfo_open_opts {
 };
 
 /* Opens the session at path for the type views. With o->attribute it is
- * opened writable and attributed when it holds no attribution yet; a file
- * that cannot be opened writable is opened read-only as it is. Returns 0
+ * opened writable and attributed when it holds no attribution yet (saved in
+ * it); a file we may not change is read as it is when it holds one, else a
+ * private copy is attributed for this run (the file stays as it was). Returns 0
  * with *out set, or the open's error. An attribution that failed leaves
  * the session open: *attr_rc < 0 and attr_err say why (the caller decides
  * whether that is fatal). */

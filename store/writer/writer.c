@@ -445,7 +445,26 @@ int store_finalize(struct store *st, struct c2c_error *err)
 		return r;
 	/* Fold the WAL back so the single .db file holds everything. */
 	sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+	store_settle(st);
 	return 0;
+}
+
+/* A finished session becomes one file in rollback-journal mode: readers
+ * then need no -wal/-shm beside it, so it opens from a read-only folder or
+ * mount and as another user, and reading leaves nothing behind. WAL is only
+ * for the time a live collection is read while it is written. The switch
+ * needs the only connection: with a reader still open (the live explorer)
+ * it is tried again at close, without waiting for the reader. */
+void store_settle(struct store *st)
+{
+	char v[8] = "";
+
+	if (!st->writable || !st->db || !st->meta_get || store_get_meta(st, STORE_META_FINALIZED, v, sizeof(v)) < 0 ||
+	    strcmp(v, "1") != 0)
+		return;
+	sqlite3_busy_timeout(st->db, 0);
+	sqlite3_exec(st->db, "PRAGMA journal_mode = DELETE;", NULL, NULL, NULL);
+	sqlite3_busy_timeout(st->db, 5000);
 }
 
 uint64_t store_pending(const struct store *st)
@@ -551,6 +570,8 @@ void store_writer_close(struct store *st)
 		if (store_commit(st, &e) < 0)
 			store_exec(st, "ROLLBACK;", NULL);
 	}
+	if (st->writable && st->writer && !st->writer->in_txn)
+		store_settle(st);
 }
 
 void store_writer_free(struct store *st)

@@ -15,6 +15,9 @@ struct store_writer *store_writer_new(bool fresh);
 int store_writer_prepare(struct store *st, struct c2c_error *err);
 /* Commits an open batch (rolling back when that fails): store_close. */
 void store_writer_close(struct store *st);
+/* A finalized session to rollback-journal mode (one file), when this is
+ * the only connection; silently kept as it is otherwise. */
+void store_settle(struct store *st);
 /* Stops the writer's thread and frees its state, before the connection
  * closes (st->writer may be NULL). */
 void store_writer_free(struct store *st);

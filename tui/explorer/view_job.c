@@ -121,7 +121,7 @@ struct view_job *view_job_start(struct explorer *ex, int (*fn)(struct store *, v
 		return NULL;
 	}
 	atomic_init(&j->state, JOB_RUNNING);
-	snprintf(j->path, sizeof(j->path), "%s", store_path(ex->st));
+	snprintf(j->path, sizeof(j->path), "%s", store_data_path(ex->st));
 	j->fn = fn;
 	j->arg = arg;
 	j->free_arg = free_arg;

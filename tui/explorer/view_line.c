@@ -682,7 +682,7 @@ static struct store *writable(struct view *v, struct view_reply *reply)
 		view_reply_message(reply, 1, "types can be attributed once collection has stopped");
 		return NULL;
 	}
-	if (store_open(&p->wst, store_path(v->ex->st), STORE_OPEN_APPEND, &err) < 0) {
+	if (store_open(&p->wst, store_data_path(v->ex->st), STORE_OPEN_APPEND, &err) < 0) {
 		view_reply_message(reply, 1, "%s", err.msg);
 		p->wst = NULL;
 	}
