@@ -153,6 +153,47 @@ PY
 	{ nok "$T: gen setup" "$(head -1 "$E2E_TMP/gen.err")"; exit 0; }
 check_pair gen "$E2E_TMP/g1.db" "$E2E_TMP/g2.db"
 
+# Lock names: a data symbol covering the lock names it (offset from its
+# start); a function just below a lock does not, nor does a bare map name
+# ("[kernel.kallsyms]", whose "offset" used to be the address printed as a
+# huge unsigned number). Addresses are hex strings, offsets small integers.
+printf '%s\n' 'ffff888104a3c000 t fake_func' 'ffff888104a3c100 T fake_func2' \
+	'ffff88810b2e1800 d fake_mutex_holder' 'ffff88810b2e2000 D fake_next' 'ffffffff81000000 T _text' \
+	>"$E2E_TMP/kallsyms"
+if "$C2CTUI" import -q "$E2E_TMP/g1.data" -o "$E2E_TMP/gk.db" -k "$E2E_TMP/kallsyms" 2>/dev/null &&
+   "$C2CTUI" report "$E2E_TMP/gk.db" --format json >"$E2E_TMP/gk.json" 2>/dev/null &&
+   "$C2CTUI" report "$E2E_TMP/g1.db" --format json >"$E2E_TMP/g1.json" 2>/dev/null &&
+   "$C2CTUI" locks "$E2E_TMP/gk.db" -l >"$E2E_TMP/gk.l.txt" 2>/dev/null; then
+	if msg=$(python3 - "$E2E_TMP/gk.json" "$E2E_TMP/g1.json" "$E2E_TMP/gk.l.txt" <<'PY'
+import json, sys
+k = {l["address"]: l for l in json.load(open(sys.argv[1]))["locks"]}
+plain = json.load(open(sys.argv[2]))["locks"]
+errs = []
+m = k.get("0xffff88810b2e1840")
+if not m or (m["symbol"], m["symbol_offset"]) != ("fake_mutex_holder", 0x40):
+    errs.append(f"mutex lock named {m and (m['symbol'], m['symbol_offset'])}, want fake_mutex_holder+0x40")
+r = k.get("0xffff888104a3c0a8")
+if not r or r["symbol"] is not None or r["symbol_offset"] is not None:
+    errs.append(f"lock after a function named {r and r['symbol']}")
+for l in list(k.values()) + plain:
+    if not (l["address"].startswith("0x") and l["line"].startswith("0x")):
+        errs.append("address not a hex string")
+    for f, v in l.items():
+        if isinstance(v, int) and not 0 <= v < 1 << 40:
+            errs.append(f"{f} = {v}")
+if any(l["symbol"] is not None for l in plain):
+    errs.append("a lock without kallsyms has a symbol")
+txt = open(sys.argv[3]).read()
+if "ffff88810b2e1840   fake_mutex_holder (mutex)" not in txt or "ffff888104a3c0a8    (rwsem)" not in txt:
+    errs.append("locks -l names: " + " | ".join(txt.splitlines()[2:4]))
+print("; ".join(errs[:4]))
+sys.exit(1 if errs else 0)
+PY
+	); then ok "$T: lock names from data symbols only"; else nok "$T: lock names from data symbols only" "$msg"; fi
+else
+	nok "$T: lock names from data symbols only" "import with -k or report failed"
+fi
+
 # Memory-only sessions have no lock section (and keep their line rows).
 "$gen" --scenario false-sharing -o "$E2E_TMP/fs.data" >/dev/null 2>&1 &&
 "$C2CTUI" import -q "$E2E_TMP/fs.data" -o "$E2E_TMP/fs.db" 2>/dev/null &&

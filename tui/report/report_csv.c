@@ -108,7 +108,8 @@ int report_print_csv(const struct report_model *m, FILE *out)
 		fprintf(out, "lock,0x%" PRIx64 ",0x%" PRIx64 ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,%u,", k->lock_addr,
 			c2c_line_display(k->line_addr, m->sum.cacheline_size), store_lock_kind(k->flags), k->waits,
 			k->wait_ns, k->max_wait_ns, k->nr_threads, k->nr_sites);
-		report_csv_str(out, k->symbol);
+		/* empty when only a map name: the text report's "-" */
+		report_csv_str(out, k->symbol[0] != '[' ? k->symbol : "");
 		fputc(',', out);
 		report_csv_str(out, m->top_site[i].function);
 		fputc('\n', out);

@@ -180,15 +180,25 @@ int report_print_json(const struct report_model *m, FILE *out)
 		jkey(out, "address"); fprintf(out, "\"0x%" PRIx64 "\",", k->lock_addr);
 		jkey(out, "line"); fprintf(out, "\"0x%" PRIx64 "\",", c2c_line_display(k->line_addr, m->sum.cacheline_size));
 		jkey(out, "kind"); report_json_str(out, store_lock_kind(k->flags)); fputc(',', out);
-		jkey(out, "symbol"); report_json_str(out, k->symbol); fputc(',', out);
-		U("symbol_offset", k->symbol_offset);
+		/* a bare map name ("[kernel.kallsyms]", its "offset" the address
+		 * itself) names no object: null, as the text report's "-" */
+		if (k->symbol[0] && k->symbol[0] != '[') {
+			jkey(out, "symbol"); report_json_str(out, k->symbol); fputc(',', out);
+			U("symbol_offset", k->symbol_offset);
+		} else {
+			fputs("\"symbol\":null,\"symbol_offset\":null,", out);
+		}
 		U("waits", k->waits);
 		U("wait_ns", k->wait_ns);
 		U("max_wait_ns", k->max_wait_ns);
 		U("threads", k->nr_threads);
 		U("sites", k->nr_sites);
-		jkey(out, "top_caller"); report_json_str(out, s->function); fputc(',', out);
-		jkey(out, "top_caller_offset"); fprintf(out, "%" PRIu64 "}", s->offset);
+		if (s->function[0]) {
+			jkey(out, "top_caller"); report_json_str(out, s->function); fputc(',', out);
+			jkey(out, "top_caller_offset"); fprintf(out, "%" PRIu64 "}", s->offset);
+		} else {
+			fputs("\"top_caller\":null,\"top_caller_offset\":null}", out);
+		}
 	}
 	fputs("],", out);
 	jkey(out, "lines");
