@@ -5,6 +5,7 @@
 #include "tui/cmd/commands.h"
 #include "tui/report/report.h"
 #include "tui/cmd/session_input.h"
+#include "tui/report/report_threads.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -31,6 +32,8 @@ static void usage(FILE *out)
 		"      --stats              only the summary sections\n"
 		"      --phys-lines         lines keyed by physical address\n"
 		"      --time FROM,TO       only samples in this window (seconds, perf clock; either may be empty)\n"
+		"      --threads            per-thread table: HITM, loads, stores, lines touched, CPUs\n"
+		"      --processes          the same per process\n"
 		"  -h, --help               this text\n"
 		"  --diff BEFORE.db AFTER.db  two sessions matched side by side (see c2ctui diff)\n"
 		"  --types | --layout TYPE | --verdicts | --assign TYPE@ADDR\n"
@@ -89,8 +92,50 @@ static int parse_time(const char *s, uint64_t *from, uint64_t *to)
 
 enum {
 	OPT_LINES = 256, OPT_FORMAT, OPT_SHOW_ALL, OPT_DOUBLE_CL, OPT_FULL_SYMBOLS, OPT_NO_SOURCE,
-	OPT_STATS, OPT_PHYS_LINES, OPT_TIME, OPT_STDIO,
+	OPT_STATS, OPT_PHYS_LINES, OPT_TIME, OPT_STDIO, OPT_THREADS, OPT_PROCESSES,
 };
+
+/* --threads / --processes: their own table, under the same time window,
+ * line size and display mode as the main report. */
+static int report_threads(struct session_input *in, const char *input, const struct report_opts *o,
+			  bool by_process)
+{
+	struct store_thread_row *rows = NULL;
+	struct c2c_error err = { 0 };
+	struct store_filter f;
+	enum c2c_display d = o->display;
+	char arch[64];
+	size_t n = 0;
+	int rc;
+
+	store_filter_init(&f);
+	f.time_from = o->time_from;
+	f.time_to = o->time_to;
+	f.double_cl = o->double_cl;
+	f.phys_lines = o->phys_lines;
+	if (!o->display_set)
+		d = c2c_display_default(store_get_meta(in->store, STORE_META_ARCH, arch, sizeof(arch)) < 0 ? "" : arch);
+	rc = store_query_threads(in->store, &f, by_process, &rows, &n, &err);
+	if (rc < 0) {
+		fprintf(stderr, "c2ctui report: %s: %s\n", input, err.msg);
+		session_input_close(in);
+		return 1;
+	}
+	report_threads_sort(rows, n, d);
+	rc = report_threads_print(stdout, rows, n, by_process, d, o->format);
+	if (fflush(stdout) != 0)
+		rc = -1;
+	int werr = errno;
+	free(rows);
+	session_input_close(in);
+	if (rc < 0 && werr == EPIPE)
+		return 128 + SIGPIPE;
+	if (rc < 0) {
+		fprintf(stderr, "c2ctui report: writing the report failed\n");
+		return 1;
+	}
+	return 0;
+}
 
 int cmd_report(int argc, char **argv)
 {
@@ -109,6 +154,8 @@ int cmd_report(int argc, char **argv)
 		{ "phys-lines", no_argument, NULL, OPT_PHYS_LINES },
 		{ "time", required_argument, NULL, OPT_TIME },
 		{ "stdio", no_argument, NULL, OPT_STDIO },
+		{ "threads", no_argument, NULL, OPT_THREADS },
+		{ "processes", no_argument, NULL, OPT_PROCESSES },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -119,7 +166,7 @@ int cmd_report(int argc, char **argv)
 	struct report_model m;
 	struct c2c_error err = { 0 };
 	char *end;
-	int c, rc;
+	int c, rc, threads = 0;   /* 1: --threads, 2: --processes */
 
 	/* --diff and the types sections have their own front ends (cmd_diff.c,
 	 * cmd_report_types.c); hand them the whole command line. */
@@ -204,6 +251,10 @@ int cmd_report(int argc, char **argv)
 			break;
 		case OPT_STDIO: /* perf's spelling; the report is always stdio */
 			break;
+		case OPT_THREADS:
+		case OPT_PROCESSES:
+			threads = c == OPT_THREADS ? 1 : 2;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -236,6 +287,8 @@ int cmd_report(int argc, char **argv)
 	/* A closed pipe (report X.data | head) must not kill the process
 	 * before the temporary session is removed: writes fail with EPIPE. */
 	signal(SIGPIPE, SIG_IGN);
+	if (threads)
+		return report_threads(&in, input, &o, threads == 2);
 	rc = report_model_build(&m, in.store, input, &o, &err);
 	if (rc < 0) {
 		fprintf(stderr, "c2ctui report: %s: %s\n", input, err.msg);

@@ -55,6 +55,8 @@
 		KEY(NULL, 'c', CPUS) \
 	ACTION(TIMELINE, "timeline", "Timeline of HITM and lock waits (of the line, or the session)") \
 		KEY(NULL, 't', TIMELINE) \
+	ACTION(THREADS, "threads", "Threads and processes: HITM, loads, stores, lines, CPUs (Enter filters)") \
+		KEY(NULL, 'p', THREADS) KEY("threads", TK_TAB, PANE) \
 	ACTION(WINDOW_CLEAR, "all time", "Clear the time window") \
 		KEY(NULL, 'T', WINDOW_CLEAR) \
 	ACTION(REDRAW, "redraw", "Repaint the screen") \

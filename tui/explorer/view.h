@@ -35,6 +35,7 @@ struct explorer;
 	KIND(SITE, view_site_ops) \
 	KIND(CPUS, view_cpus_ops) \
 	KIND(TIMELINE, view_timeline_ops) \
+	KIND(THREADS, view_threads_ops) \
 	KIND(HELP, view_help_ops) \
 	KIND(LAYOUT, view_layout_ops) \
 	KIND(ASSIGN, view_assign_ops) \

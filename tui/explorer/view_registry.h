@@ -11,6 +11,7 @@ extern const struct view_ops view_line_ops;
 extern const struct view_ops view_site_ops;
 extern const struct view_ops view_cpus_ops;
 extern const struct view_ops view_timeline_ops;
+extern const struct view_ops view_threads_ops;
 extern const struct view_ops view_help_ops;
 
 /* The table of a kind; NULL for VK_NONE or an unknown kind. */

@@ -582,8 +582,9 @@ static void global_action(struct explorer *ex, struct view *v, enum action a)
 		break;
 	case ACT_CPUS:
 	case ACT_TIMELINE:
+	case ACT_THREADS:
 		memset(&q, 0, sizeof(q));
-		q.kind = a == ACT_CPUS ? VK_CPUS : VK_TIMELINE;
+		q.kind = a == ACT_CPUS ? VK_CPUS : a == ACT_TIMELINE ? VK_TIMELINE : VK_THREADS;
 		q.line = STORE_ALL_LINES;
 		q.cpu = -1;
 		view_push(ex, &q);
