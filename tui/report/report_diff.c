@@ -128,7 +128,7 @@ static void text_locks(const struct diff_result *r, FILE *out)
 	stale_note("after", &r->after, out);
 	if (!r->nlocks)
 		return;
-	fprintf(out, "  %-32s %-11s %-11s %-22s %-19s %-30s %-23s %-21s %s\n", "Caller", "Type", "Status",
+	fprintf(out, "  %-32s %-11s %-11s %-22s %-19s %-34s %-23s %-21s %s\n", "Caller", "Type", "Status",
 		"Waits", "Waits/s", "Total wait", "Wait/s", "Avg wait", "Max wait");
 	for (size_t i = 0; i < r->nlocks; i++) {
 		const struct diff_lock_row *l = &r->locks[i];
@@ -142,7 +142,7 @@ static void text_locks(const struct diff_result *r, FILE *out)
 		lmspair(ts, sizeof(ts), &l->b, l->b.wait_ns_per_s, &l->a, l->a.wait_ns_per_s, false);
 		lmspair(av, sizeof(av), &l->b, (double)l->b.avg_wait, &l->a, (double)l->a.avg_wait, false);
 		lmspair(mx, sizeof(mx), &l->b, (double)l->b.wait_max, &l->a, (double)l->a.wait_max, false);
-		fprintf(out, "  %-32s %-11s %-11s %-22s %-19s %-30s %-23s %-21s %s\n", l->caller, l->kind,
+		fprintf(out, "  %-32s %-11s %-11s %-22s %-19s %-34s %-23s %-21s %s\n", l->caller, l->kind,
 			diff_status_name(l->status), w, ws, t, ts, av, mx);
 	}
 }
