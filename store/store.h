@@ -550,6 +550,15 @@ struct store_site {
 	struct store_lat lat;
 };
 int store_get_site(struct store *st, int64_t site_id, struct store_site *out, struct c2c_error *err);
+/* The type members a site's samples were attributed to (when the session
+ * has a type attribution; none otherwise), most samples first. */
+struct store_site_member_row {
+	char type[128];
+	char member[192];        /* "" when the attribution placed no member */
+	uint64_t samples;
+};
+int store_query_site_members(struct store *st, int64_t site_id, struct store_site_member_row **rows, size_t *n,
+			     struct c2c_error *err);
 
 /* Lines/offsets a site touches, by HITM of the mode descending. */
 struct store_site_access_row {

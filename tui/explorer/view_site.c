@@ -1,9 +1,14 @@
 /* One code site: the function and source line, the source text around it
- * when the file is readable here (the sampled line highlighted), the lines
- * and offsets it touches (Enter opens the line) and its callers from the
- * recorded call chains (Enter opens the caller). One scrolling list. */
+ * when the file is readable here (the sampled line highlighted), the
+ * sampled instruction decoded from the binary at the recorded path with a
+ * few before and after (collector/types/insn_listing.h; marked), the type
+ * members its samples were attributed to (when the session has a type
+ * attribution), the lines and offsets it touches (Enter opens the line)
+ * and its callers from the recorded call chains (Enter opens the caller).
+ * One scrolling list. */
 #include "tui/explorer/view.h"
 #include "tui/term/term.h"
+#include "collector/types/insn_listing.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -11,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum row_kind { RK_TEXT, RK_HEAD, RK_SRC, RK_SRC_HOT, RK_ACCESS, RK_CALLER };
+enum row_kind { RK_TEXT, RK_HEAD, RK_SRC, RK_SRC_HOT, RK_INSN, RK_INSN_HOT, RK_ACCESS, RK_CALLER };
 
 struct site_row {
 	enum row_kind kind;
@@ -123,6 +128,58 @@ static void add_source(struct site_priv *p, int context)
 		add_row(p, RK_TEXT, 0, "  (%s has only %u lines: not the recorded file?)", s->file, n);
 }
 
+/* The sampled instruction and its neighbours, decoded from the binary the
+ * site was recorded in (rel_addr: its own address space), forward from the
+ * function's start (rel_addr - offset) when the symbol is known. */
+static void add_insns(struct site_priv *p, int context)
+{
+	const struct store_site *s = &p->site;
+	struct c2c_error err = { 0 };
+	struct insn_line *lines = NULL;
+	size_t n = 0;
+	char hex[64];
+
+	if (!s->dso[0] || s->dso[0] == '[') {
+		add_row(p, RK_TEXT, 0, "  (no binary on disk for this site)");
+		return;
+	}
+	if (insn_listing(s->dso, s->rel_addr, s->function[0] ? s->rel_addr - s->offset : 0, context, context,
+			 &lines, &n, &err) < 0) {
+		add_row(p, RK_TEXT, 0, "  (%s)", err.msg);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t o = 0;
+		/* objdump's first bytes; a longer instruction ends in "+" */
+		for (unsigned b = 0; b < lines[i].length && b < 7; b++)
+			o += (size_t)snprintf(hex + o, sizeof(hex) - o, "%s%02x", b ? " " : "", lines[i].bytes[b]);
+		if (lines[i].length > 7)
+			snprintf(hex + o, sizeof(hex) - o, "+");
+		add_row(p, lines[i].sampled ? RK_INSN_HOT : RK_INSN, 0, "  %c %10" PRIx64 ":  %-21s  %s",
+			lines[i].sampled ? '>' : ' ', lines[i].addr, hex, lines[i].text);
+	}
+	free(lines);
+}
+
+/* The type members the site's samples were attributed to. */
+static void add_members(struct site_priv *p, struct store *st, int64_t site)
+{
+	struct store_site_member_row *m = NULL;
+	struct c2c_error err = { 0 };
+	size_t n = 0;
+
+	if (store_query_site_members(st, site, &m, &n, &err) < 0 || !n) {
+		free(m);
+		return;
+	}
+	add_row(p, RK_TEXT, 0, NULL);
+	add_row(p, RK_HEAD, 0, "Members its samples were attributed to (%zu)", n);
+	for (size_t i = 0; i < n; i++)
+		add_row(p, RK_TEXT, 0, "  %8" PRIu64 "  %s%s%s", m[i].samples, m[i].type, m[i].member[0] ? "." : "",
+			m[i].member[0] ? m[i].member : "  (no member)");
+	free(m);
+}
+
 static const char *mode_name(uint8_t m)
 {
 	switch (m) {
@@ -181,6 +238,10 @@ static int site_open(struct view *v, struct c2c_error *err)
 	add_row(p, RK_TEXT, 0, NULL);
 	add_row(p, RK_HEAD, 0, "Source");
 	add_source(p, v->h > 30 ? 6 : 3);
+	add_row(p, RK_TEXT, 0, NULL);
+	add_row(p, RK_HEAD, 0, "Instructions");
+	add_insns(p, v->h > 30 ? 6 : 3);
+	add_members(p, ex->st, v->q.site);
 	add_row(p, RK_TEXT, 0, NULL);
 	add_row(p, RK_HEAD, 0, "Lines and offsets it touches (%zu)   Enter: open the line", p->nacc);
 	add_row(p, RK_TEXT, 0, "  %-18s %-6s %6s %6s %6s %7s %7s  %s", "Line", "Off", "Hitm", "Lcl", "Rmt",
@@ -255,6 +316,7 @@ static void site_draw_row(struct view *v, long row, int selected)
 		snprintf(buf, sizeof(buf), "%s", r->text);
 		break;
 	case RK_SRC_HOT:
+	case RK_INSN_HOT:
 		e = TH_SOURCE_HOT;
 		snprintf(buf, sizeof(buf), "%s", r->text);
 		break;
