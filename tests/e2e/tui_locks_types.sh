@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Screen tests of what `c2ctui open` shows beyond perf's table:
-#  - locks: a session of lock waits alone (c2c-gen lock-tracepoints) lists
-#    the lines holding the waited-on locks, by wait time, and the line view
+#  - locks: a session of lock waits alone (c2c-gen lock-tracepoints): `l`
+#    from its lock list lists the lines holding the waited-on locks, by wait
+#    time (address and lock columns only), and the line view
 #    names each lock (kind from contention_begin's flags, offset, waits,
 #    total and max wait) with the call sites the waits came from;
 #  - types: in a line of a real session (tests/types/conn.c through
@@ -30,7 +31,8 @@ step() { local n=$1; shift; "$@" || { nok "$T: $n" "harness step failed: $*"; tu
 if "$GEN" --scenario lock-tracepoints -o locks.data >/dev/null 2>&1 &&
    "$C2CTUI" import locks.data -o locks.db >/dev/null 2>&1; then
   if step start tui_start 100 24 -- "$C2CTUI" open locks.db; then
-    expect lt_lock_lines
+    # a lock-only session opens on its lock list (tui_locks_list.sh): l lists the lines
+    step lines tui_key l && expect lt_lock_lines
     step enter tui_key Enter && expect lt_lock_line
     step next tui_key Escape Down Enter && expect lt_lock_line2
     tui_quit

@@ -69,6 +69,11 @@
 		KEY(NULL, '<', COLS_LEFT) \
 	ACTION(SHOW_ALL, "all lines", "All lines, or only shared ones (perf c2c --show-all)") \
 		KEY("lines", 'a', SHOW_ALL) \
+	/* lock list (view_locks.c) <-> the lines holding the locks */ \
+	ACTION(LOCKS, "locks", "The locks waited on: kind, waits, total/max/avg wait, top caller") \
+		KEY("lines", 'l', LOCKS) \
+	ACTION(LOCK_LINES, "lines", "The cache lines holding the locks") \
+		KEY("locks", 'l', LOCK_LINES) \
 	ACTION(PANE, "pane", "Switch between the panes of the view") \
 		KEY("line", TK_TAB, PANE) KEY("cpus", TK_TAB, PANE) \
 	ACTION(WORDS, "bytes/words", "Offsets per byte or per 8-byte word") \

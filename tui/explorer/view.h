@@ -40,7 +40,10 @@ struct explorer;
 	KIND(LAYOUT, view_layout_ops) \
 	KIND(ASSIGN, view_assign_ops) \
 	KIND(DIFF, view_diff_ops) \
-	KIND(DIFF_LAYOUT, view_diff_layout_ops)
+	KIND(DIFF_LAYOUT, view_diff_layout_ops) \
+	KIND(LOCKS, view_locks_ops) \
+	KIND(LOCK, view_lock_ops) \
+	KIND(LOCK_STACK, view_lock_stack_ops)
 
 #define VIEW_KIND_ENUM(kind, ops) VK_##kind,
 enum view_kind {

@@ -3,7 +3,9 @@
  * first screen and every scroll cost one small query at any session size.
  * Sessions with lock waits also list the lines holding waited-on locks
  * (with their lock columns first), and every line carries its sharing
- * verdict (false / true / mixed) from the types module. */
+ * verdict (false / true / mixed) from the types module. A session of lock
+ * waits alone shows only the address and lock columns; `l` opens the lock
+ * list (view_locks.c). */
 #include "tui/explorer/view.h"
 #include "tui/term/term.h"
 
@@ -57,7 +59,14 @@ static const int lock_order[LC__COUNT] = {
 	LC_RANK, LC_ADDR, LC_LOCK, LC_WAITS, LC_OBJECT, LC_SHARE, LC_BAR, LC_HITM, LC_LCL, LC_RMT, LC_VERDICT,
 	LC_PEER, LC_LOADS, LC_STORES, LC_LAT, LC_NODE, LC_CPUS, LC_THREADS, LC_SITES,
 };
-static struct table_col mem_cols[LC__COUNT], lock_cols[LC__COUNT];
+/* A session of lock waits alone: its memory columns would all be 0 (and
+ * CPUs/threads count memory samples): only the first LOCKONLY_NCOLS show. */
+#define LOCKONLY_NCOLS 5
+static const int lockonly_order[LC__COUNT] = {
+	LC_RANK, LC_ADDR, LC_LOCK, LC_WAITS, LC_OBJECT, LC_SHARE, LC_BAR, LC_HITM, LC_LCL, LC_RMT, LC_VERDICT,
+	LC_PEER, LC_LOADS, LC_STORES, LC_LAT, LC_NODE, LC_CPUS, LC_THREADS, LC_SITES,
+};
+static struct table_col mem_cols[LC__COUNT], lock_cols[LC__COUNT], lockonly_cols[LC__COUNT];
 
 struct lines_priv {
 	struct store_line_row *rows;   /* the visible rows only */
@@ -66,6 +75,7 @@ struct lines_priv {
 	uint64_t total;
 	bool show_all;                 /* every line, not only shared ones */
 	bool locks;                    /* the session has lock waits */
+	bool lock_only;                /* ... and no memory samples */
 	const int *order;              /* table column -> enum lines_col */
 	/* Verdicts, computed once per view in the background (a scan of
 	 * every sample), by line address for lookups. */
@@ -354,12 +364,17 @@ static int lines_open(struct view *v, struct c2c_error *err)
 		bool lock_only = sum->lock_waits && !view_hitm(&sum->total, STORE_MODE_TOT) &&
 				 !c2c_stores_total(&sum->total);
 		p->locks = sum->lock_waits > 0;
-		p->order = p->locks ? lock_order : mem_order;
+		p->lock_only = lock_only && !c2c_total_loads(&sum->total);
+		p->order = p->lock_only ? lockonly_order : p->locks ? lock_order : mem_order;
 		for (int i = 0; i < LC__COUNT; i++) {
 			mem_cols[i] = lines_cols[mem_order[i]];
 			lock_cols[i] = lines_cols[lock_order[i]];
+			lockonly_cols[i] = lines_cols[lockonly_order[i]];
 		}
-		table_init(&v->table, p->locks ? lock_cols : mem_cols, LC__COUNT);
+		if (p->lock_only)
+			table_init(&v->table, lockonly_cols, LOCKONLY_NCOLS);
+		else
+			table_init(&v->table, p->locks ? lock_cols : mem_cols, LC__COUNT);
 		v->table.frozen = 2;   /* rank and address stay when scrolling columns */
 		v->table.sort_col = col_of(p->order, lock_only ? LC_LOCK : LC_SHARE);
 		v->table.sort_desc = 1;
@@ -502,6 +517,11 @@ static void lines_title(struct view *v, char *buf, size_t size)
 			 t->sort_col >= 0 ? t->cols[t->sort_col].title : "-", t->sort_desc ? "desc" : "asc");
 		return;
 	}
+	if (p->lock_only) {   /* no HITM to share */
+		snprintf(buf, size, "Cache lines holding locks: %" PRIu64 " shown  (sort: %s %s)", p->total,
+			 t->sort_col >= 0 ? t->cols[t->sort_col].title : "-", t->sort_desc ? "desc" : "asc");
+		return;
+	}
 	snprintf(buf, size, "%s: %" PRIu64 " shown, share of %s%s  (sort: %s %s)",
 		 p->show_all ? "All cache lines" : p->locks ? "Hot cache lines and locks" : "Hot cache lines", p->total,
 		 v->ex->mode == STORE_MODE_PEER ? "" : view_mode_name(v->ex->mode),
@@ -519,6 +539,14 @@ static enum view_result lines_action(struct view *v, enum action a, struct view_
 		table_goto(&v->table, 0);
 		view_reply_message(reply, 0, "%s", p->show_all ? "all lines (a: shared lines only)" : "shared lines only (a: all lines)");
 		return VIEW_HANDLED | VIEW_REQUERY;
+	}
+	if (a == ACT_LOCKS) {
+		if (!((struct lines_priv *)v->priv)->locks) {
+			view_reply_message(reply, 1, "no lock waits in this session");
+			return VIEW_HANDLED;
+		}
+		view_reply_push(reply, VK_LOCKS)->line = STORE_ALL_LINES;
+		return VIEW_HANDLED | VIEW_PUSH;
 	}
 	if (a != ACT_ENTER)
 		return VIEW_UNHANDLED;

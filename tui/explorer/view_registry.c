@@ -3,6 +3,7 @@
 #include "tui/explorer/view_registry.h"
 #include "tui/explorer/view_diff.h"
 #include "tui/explorer/view_layout.h"
+#include "tui/explorer/view_locks.h"
 
 #define VIEW_KIND_OPS(kind, ops) [VK_##kind] = &ops,
 static const struct view_ops *const kinds[VK__COUNT] = {

@@ -796,6 +796,12 @@ int tui_quit_signal(void)
 	return term_quit_signal();
 }
 
+/* No loads or stores, only lock waits. */
+static bool lock_only(const struct store_summary *s)
+{
+	return s->lock_waits && !c2c_total_loads(&s->total) && !c2c_stores_total(&s->total);
+}
+
 int tui_explore(struct store *st, const struct tui_options *opt)
 {
 	static const struct tui_options none;
@@ -803,6 +809,7 @@ int tui_explore(struct store *st, const struct tui_options *opt)
 	struct c2c_error *err;
 	struct explorer *ex;
 	struct view_query q;
+	const struct view_ops *first_ops;
 	char last_state[512] = "";
 	double t_key_us = 0;
 	int first = 1;
@@ -837,11 +844,15 @@ int tui_explore(struct store *st, const struct tui_options *opt)
 		goto out;
 	layout(ex);
 	memset(&q, 0, sizeof(q));
-	q.kind = view_ops_kind(opt->first_view ? opt->first_view : &view_lines_ops);
+	/* A session of lock waits alone (no memory PMU, e.g. a KVM guest)
+	 * opens on its locks: the hot lines would be empty memory columns. */
+	first_ops = opt->first_view ? opt->first_view
+		  : lock_only(&ex->summary) ? view_kind_ops(VK_LOCKS) : &view_lines_ops;
+	q.kind = view_ops_kind(first_ops);
 	q.arg = opt->first_arg;
 	q.line = STORE_ALL_LINES;
 	q.cpu = -1;
-	r = view_push_ops(ex, opt->first_view ? opt->first_view : &view_lines_ops, &q);
+	r = view_push_ops(ex, first_ops, &q);
 	if (r < 0) {
 		c2c_error_set(err, r, "%s", ex->message);
 		goto out;
