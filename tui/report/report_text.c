@@ -1,6 +1,8 @@
 /* The report as text, laid out like `perf c2c report --stdio` so the two
  * read side by side: the two summary sections, "c2c details", the Shared
- * Data Cache Line Table and the per-line Pareto sections. */
+ * Data Cache Line Table and the per-line Pareto sections; then the lock
+ * section. A session of lock waits alone gets the details, one line saying
+ * it has no memory samples and the lock section. */
 #include "tui/report/report.h"
 
 #include <inttypes.h>
@@ -180,10 +182,29 @@ static void print_locks(const struct report_model *m, FILE *out)
 	}
 }
 
+/* A session of lock waits alone (no memory-sampling PMU, e.g. a KVM
+ * guest): perf's memory sections would be zeros and -nan%. */
+static bool lock_only(const struct report_model *m)
+{
+	return m->sum.lock_waits && !c2c_total_loads(&m->sum.total) && !c2c_stores_total(&m->sum.total);
+}
+
 int report_print_text(const struct report_model *m, FILE *out)
 {
 	struct report_value v[64];
 	size_t n;
+
+	if (lock_only(m)) {
+		/* the events, said once that there is no memory sample, the locks */
+		print_details(m, out);
+		fprintf(out, "\n  no memory samples in this session (%" PRIu64 " records: lock waits only)\n",
+			m->sum.nr_samples);
+		if (!m->opts.stats_only) {
+			fprintf(out, "\n");
+			print_locks(m, out);
+		}
+		return ferror(out) ? -1 : 0;
+	}
 
 	section(out, "            Trace Event Information              ");
 	n = report_trace_values(m, v, 64);
