@@ -502,10 +502,14 @@ int store_set_bulk_load(struct store *st, bool on, struct c2c_error *err)
 	 * (the OS has it); only a power loss soon after could cost an
 	 * import, which is redone from its perf.data (perf record does not
 	 * sync its output either). Saves a ~0.7 s flush at 10M samples. */
-	if ((r = store_exec(st, on ? "PRAGMA journal_mode = TRUNCATE; PRAGMA cache_size = -8192;"
-				     " PRAGMA synchronous = OFF;"
-				   : "PRAGMA journal_mode = WAL; PRAGMA cache_size = -32768;"
-				     " PRAGMA synchronous = NORMAL;", err)) < 0)
+	/* The file is held exclusively while bulk loading: in rollback-journal
+	 * mode a reader's shared lock can make a cache spill or a commit give
+	 * up (SQLITE_BUSY) and lose the import; a reader now waits, then says
+	 * "database is locked", and the import goes on. */
+	if ((r = store_exec(st, on ? "PRAGMA journal_mode = TRUNCATE; PRAGMA locking_mode = EXCLUSIVE;"
+				     " PRAGMA cache_size = -8192; PRAGMA synchronous = OFF;"
+				   : "PRAGMA locking_mode = NORMAL; PRAGMA journal_mode = WAL;"
+				     " PRAGMA cache_size = -32768; PRAGMA synchronous = NORMAL;", err)) < 0)
 		return r;
 	st->writer->bulk = on;
 	return 0;
