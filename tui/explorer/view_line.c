@@ -20,7 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum sort_key { SK_OFF, SK_HITM, SK_LCL, SK_RMT, SK_PEER, SK_LOADS, SK_STORES, SK_LAT, SK_CPUS, SK_NAME };
+enum sort_key { SK_OFF, SK_HITM, SK_LCL, SK_RMT, SK_PEER, SK_LOADS, SK_STORES, SK_LAT, SK_CPUS, SK_NAME,
+		SK_RMT_CYC, SK_LCL_CYC, SK_RECORDS };
 
 enum off_col { OC_OFF, OC_HITM, OC_LCL, OC_RMT, OC_STORES, OC_LOADS, OC_BAR, OC_FIELD, OC_PEER, OC_LAT,
 	       OC_CPUS, OC__COUNT };
@@ -38,8 +39,10 @@ static const struct table_col off_cols[OC__COUNT] = {
 	[OC_CPUS]   = { "CPUs", 4, 0, TAL_RIGHT, SK_CPUS, 0 },
 };
 
+/* perf's Pareto columns last (cycles of remote / local HITM, or peer
+ * loads in peer mode, records), so narrower screens keep theirs. */
 enum site_col { SC_OFF, SC_HITM, SC_LCL, SC_RMT, SC_STORES, SC_LOADS, SC_CODE, SC_SRC, SC_CPUS, SC_LAT,
-		SC__COUNT };
+		SC_RMT_CYC, SC_LCL_CYC, SC_RECORDS, SC__COUNT };
 static const struct table_col site_cols[SC__COUNT] = {
 	[SC_OFF]    = { "Off", 6, 0, TAL_LEFT, SK_OFF, 0 },
 	[SC_HITM]   = { "Hitm", 6, 0, TAL_RIGHT, SK_HITM, 0 },
@@ -51,6 +54,9 @@ static const struct table_col site_cols[SC__COUNT] = {
 	[SC_SRC]    = { "Source", 18, 0, TAL_LEFT, -1, 0 },
 	[SC_CPUS]   = { "CPUs", 4, 0, TAL_RIGHT, SK_CPUS, 0 },
 	[SC_LAT]    = { "LdLat", 6, 0, TAL_RIGHT, SK_LAT, 0 },
+	[SC_RMT_CYC] = { "RmtCyc", 6, 0, TAL_RIGHT, SK_RMT_CYC, 0 },
+	[SC_LCL_CYC] = { "LclCyc", 6, 0, TAL_RIGHT, SK_LCL_CYC, 0 },
+	[SC_RECORDS] = { "Records", 7, 0, TAL_RIGHT, SK_RECORDS, 0 },
 };
 
 #define MAP_CPUS_MAX 96
@@ -108,6 +114,11 @@ static uint64_t key_of(const struct c2c_stats *s, const struct store_lat *lat, e
 	case SK_LOADS: return c2c_total_loads(s);
 	case SK_STORES: return c2c_stores_total(s);
 	case SK_LAT: return (uint64_t)(store_lat_avg(lat, STORE_LAT_LOAD) * 1000.0);
+	case SK_RMT_CYC:
+		return (uint64_t)(store_lat_avg(lat, mode == STORE_MODE_PEER ? STORE_LAT_RMT_PEER : STORE_LAT_RMT_HITM) * 1000.0);
+	case SK_LCL_CYC:
+		return (uint64_t)(store_lat_avg(lat, mode == STORE_MODE_PEER ? STORE_LAT_LCL_PEER : STORE_LAT_LCL_HITM) * 1000.0);
+	case SK_RECORDS: return c2c_total_records(s);
 	default: return 0;
 	}
 }
@@ -545,6 +556,12 @@ static void draw_site_row(struct view *v, long row, int selected)
 	text_count(b[SC_LOADS], sizeof(b[0]), c2c_total_loads(&s->stats), 7);
 	snprintf(b[SC_CPUS], sizeof(b[0]), "%u", s->nr_cpus);
 	snprintf(b[SC_LAT], sizeof(b[0]), "%.0f", store_lat_avg(&s->lat, STORE_LAT_LOAD));
+	/* perf's "rmt hitm" / "lcl hitm" cycles, as report prints them */
+	c2c_format_mean(b[SC_RMT_CYC], sizeof(b[0]),
+			store_lat_avg(&s->lat, mode == STORE_MODE_PEER ? STORE_LAT_RMT_PEER : STORE_LAT_RMT_HITM));
+	c2c_format_mean(b[SC_LCL_CYC], sizeof(b[0]),
+			store_lat_avg(&s->lat, mode == STORE_MODE_PEER ? STORE_LAT_LCL_PEER : STORE_LAT_LCL_HITM));
+	text_count(b[SC_RECORDS], sizeof(b[0]), c2c_total_records(&s->stats), 7);
 	site_code_text(s, b[SC_CODE], sizeof(b[0]));
 	/* The file's base name: the column is narrow. */
 	file = strrchr(s->file, '/');
