@@ -31,3 +31,17 @@ waits=$(sqlite3 -readonly "$db" "select count(*) from lock_waits" 2>/dev/null)
 if [ "${waits:-0}" -gt 0 ]; then ok "$T: $waits lock waits recorded"; else nok "$T" "no lock waits recorded"; fi
 host_after=$(grep -E ' (tracefs|debugfs) ' /proc/mounts | sort)
 [ "$host_before" = "$host_after" ] && ok "$T: host mounts unchanged" || nok "$T" "host mounts changed"
+# README's first command, the same way: `make demo`'s script in a fresh
+# namespace without tracefs.
+unshare -m --propagation private bash -c '
+  umount /sys/kernel/debug/tracing 2>/dev/null; umount /sys/kernel/debug 2>/dev/null
+  while grep -q " /sys/kernel/tracing " /proc/mounts; do umount /sys/kernel/tracing || exit 3; done
+  BUILD="$1" DEMO_SESSION="$2" DEMO_SECONDS=1 "$3/scripts/demo.sh" </dev/null
+' _ "$C2C_BUILD" "$E2E_TMP/demo.db" "$C2C_TOP" >"$E2E_TMP/demo.txt" 2>&1
+rc=$?
+if [ $rc -eq 0 ] && grep -q "mounted it on /sys/kernel/tracing" "$E2E_TMP/demo.txt" &&
+   [ "$(sqlite3 -readonly "$E2E_TMP/demo.db" 'select count(*) from lock_waits' 2>/dev/null)" -gt 0 ]; then
+  ok "$T: make demo's script works without tracefs"
+else
+  nok "$T: demo" "rc=$rc: $(grep -i 'c2ctui\|error' "$E2E_TMP/demo.txt" | head -2 | tr '\n' ' ')"
+fi
