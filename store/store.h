@@ -774,6 +774,18 @@ struct store_lock_frame {
 };
 int store_query_lock_stack(struct store *st, uint64_t lock_addr, uint64_t key, struct store_lock_frame **out,
 			   size_t *n, uint64_t *waits, struct c2c_error *err);
+/* The lock waits on a line (STORE_ALL_LINES: the session) per CPU, and
+ * their distinct CPUs and threads: what a line or session without memory
+ * samples ran on. The filter's cpu, pid, tid and time window apply. */
+struct store_lock_cpu_row {
+	int32_t cpu;
+	uint64_t waits, wait_ns, max_wait_ns;
+	uint32_t nr_threads;
+};
+int store_query_lock_cpus(struct store *st, uint64_t line_addr, const struct store_filter *f,
+			  struct store_lock_cpu_row **rows, size_t *n, struct c2c_error *err);
+int store_query_lock_counts(struct store *st, uint64_t line_addr, const struct store_filter *f, uint32_t *nr_cpus,
+			    uint32_t *nr_threads, struct c2c_error *err);
 /* perf's name of a lock type from contention_begin flags ("mutex",
  * "rwsem:R", "spinlock", ..., "unknown"). */
 const char *store_lock_type_str(uint32_t flags);

@@ -581,3 +581,91 @@ out:
 	free(f);
 	return r;
 }
+
+int store_query_lock_cpus(struct store *st, uint64_t line_addr, const struct store_filter *f,
+			  struct store_lock_cpu_row **rows, size_t *n, struct c2c_error *err)
+{
+	/* lock_waits answers the cpu, pid, tid and time filters directly
+	 * (node and symbol do not apply to a wait), as store_query_lock_sites. */
+	static const char sql[] =
+		"SELECT cpu, COUNT(*), SUM(wait_ns), MAX(wait_ns), COUNT(DISTINCT tid) FROM lock_waits"
+		" WHERE (?1 = 0 OR line = ?2) AND (?3 < 0 OR cpu = ?3) AND (?4 < 0 OR pid = ?4)"
+		" AND (?5 < 0 OR tid = ?5) AND time >= ?6 AND (?7 = 0 OR time < ?7) GROUP BY cpu ORDER BY cpu";
+	struct store_filter none;
+	sqlite3_stmt *s;
+	size_t cap = 0;
+	int rc, r;
+
+	*rows = NULL;
+	*n = 0;
+	if (!f) {
+		store_filter_init(&none);
+		f = &none;
+	}
+	if ((r = store_prepare(st, &s, sql, err)) < 0)
+		return r;
+	sqlite3_bind_int(s, 1, line_addr != STORE_ALL_LINES);
+	sqlite3_bind_int64(s, 2, (sqlite3_int64)line_addr);
+	sqlite3_bind_int64(s, 3, f->cpu);
+	sqlite3_bind_int64(s, 4, f->pid);
+	sqlite3_bind_int64(s, 5, f->tid);
+	sqlite3_bind_int64(s, 6, (sqlite3_int64)f->time_from);
+	sqlite3_bind_int64(s, 7, (sqlite3_int64)f->time_to);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct store_lock_cpu_row *row;
+		if (store_grow((void **)rows, &cap, *n + 1, sizeof(**rows)) < 0) {
+			sqlite3_finalize(s);
+			free(*rows);
+			*rows = NULL;
+			*n = 0;
+			return c2c_error_set(err, -ENOMEM, "out of memory");
+		}
+		row = &(*rows)[(*n)++];
+		row->cpu = (int32_t)sqlite3_column_int64(s, 0);
+		row->waits = (uint64_t)sqlite3_column_int64(s, 1);
+		row->wait_ns = (uint64_t)sqlite3_column_int64(s, 2);
+		row->max_wait_ns = (uint64_t)sqlite3_column_int64(s, 3);
+		row->nr_threads = (uint32_t)sqlite3_column_int64(s, 4);
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE) {
+		free(*rows);
+		*rows = NULL;
+		*n = 0;
+		return store_sqlerr(st, err, "reading lock waits per CPU");
+	}
+	return 0;
+}
+
+int store_query_lock_counts(struct store *st, uint64_t line_addr, const struct store_filter *f, uint32_t *nr_cpus,
+			    uint32_t *nr_threads, struct c2c_error *err)
+{
+	static const char sql[] =
+		"SELECT COUNT(DISTINCT cpu), COUNT(DISTINCT tid) FROM lock_waits"
+		" WHERE (?1 = 0 OR line = ?2) AND (?3 < 0 OR cpu = ?3) AND (?4 < 0 OR pid = ?4)"
+		" AND (?5 < 0 OR tid = ?5) AND time >= ?6 AND (?7 = 0 OR time < ?7)";
+	struct store_filter none;
+	sqlite3_stmt *s;
+	int r;
+
+	*nr_cpus = *nr_threads = 0;
+	if (!f) {
+		store_filter_init(&none);
+		f = &none;
+	}
+	if ((r = store_prepare(st, &s, sql, err)) < 0)
+		return r;
+	sqlite3_bind_int(s, 1, line_addr != STORE_ALL_LINES);
+	sqlite3_bind_int64(s, 2, (sqlite3_int64)line_addr);
+	sqlite3_bind_int64(s, 3, f->cpu);
+	sqlite3_bind_int64(s, 4, f->pid);
+	sqlite3_bind_int64(s, 5, f->tid);
+	sqlite3_bind_int64(s, 6, (sqlite3_int64)f->time_from);
+	sqlite3_bind_int64(s, 7, (sqlite3_int64)f->time_to);
+	if ((r = sqlite3_step(s)) == SQLITE_ROW) {
+		*nr_cpus = (uint32_t)sqlite3_column_int64(s, 0);
+		*nr_threads = (uint32_t)sqlite3_column_int64(s, 1);
+	}
+	sqlite3_finalize(s);
+	return r == SQLITE_ROW ? 0 : store_sqlerr(st, err, "counting lock waits");
+}

@@ -3,7 +3,8 @@
 # a KVM guest has no memory-sampling PMU): the lock list is the first view
 # (kind, lock, waits, total/max/avg wait, top caller, threads, CPUs), Enter
 # lists a lock's callers and Enter on a caller its call stack; `l` goes to
-# the lines holding the locks and back.
+# the lines holding the locks and back; `c` and a line's header count the
+# CPUs and threads of the lock waits.
 #  - generated (c2c-gen --scenario lock-tracepoints, imported): the screens
 #    are deterministic, compared with tests/tui/expected/ll_*.txt at 80x24
 #    and 120x40; every number of the list equals `c2ctui locks -l --format
@@ -62,9 +63,22 @@ if "$GEN" --scenario lock-tracepoints -o locks.data >/dev/null 2>&1 &&
     step stack tui_key Enter && expect ll_stack_80x24
     step back tui_key Escape Escape && step sort tui_key s Left Enter && expect ll_locks_sorted
     step lines tui_key l && expect ll_lines_80x24
+    # a lock-only line's CPUs and threads are those of its waits
+    if command -v sqlite3 >/dev/null; then
+      want=$(sqlite3 locks.db "SELECT 'CPUs ' || COUNT(DISTINCT cpu) || '  threads ' || COUNT(DISTINCT tid)
+                               FROM lock_waits WHERE line = (SELECT line FROM lock_waits GROUP BY line ORDER BY SUM(wait_ns) DESC LIMIT 1)")
+      step line tui_key Enter && tui_wait_text "lock waits" &&
+        if tui_screen | sed -n 5p | grep -q -- "$want"; then ok "$T: line header counts the waits' CPUs and threads"
+        else nok "$T: line header counts the waits' CPUs and threads" "want '$want': $(tui_screen | sed -n 5p)"; fi
+      step line-back tui_key Escape
+    else
+      skip "$T: line header" "no sqlite3 to count the waits"
+    fi
     step lines-back tui_key Escape
     if grep -q "view=locks " "$TUI_STATE"; then ok "$T: Esc from the lines comes back to the locks"; else
       nok "$T: Esc from the lines comes back to the locks" "$(tui_state)"; fi
+    step cpus tui_key c && expect ll_cpus_80x24
+    step cpus-back tui_key Escape
     tui_quit
     if [ "$TUI_STATUS" = 0 ]; then ok "$T: q exits 0"; else nok "$T: q exits 0" "status ${TUI_STATUS:-?}"; fi
     tui_stop

@@ -1,7 +1,9 @@
 /* CPUs and nodes: per-CPU and per-node totals for the session or for one
  * line (store_query_cpus / store_query_nodes, as report prints them). Tab
  * moves the cursor between the two tables; Enter filters every view to
- * that CPU or node and goes back. */
+ * that CPU or node and goes back. Without memory samples (a session or
+ * line of lock waits alone) the CPUs are those of the lock waits, with
+ * their waits and wait times (store_query_lock_cpus). */
 #include "tui/explorer/view.h"
 #include "tui/term/term.h"
 
@@ -11,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum sort_key { SK_ID, SK_HITM, SK_LCL, SK_RMT, SK_PEER, SK_LOADS, SK_STORES, SK_LAT, SK_RECORDS };
+enum sort_key { SK_ID, SK_HITM, SK_LCL, SK_RMT, SK_PEER, SK_LOADS, SK_STORES, SK_LAT, SK_RECORDS, SK_WAITS,
+		SK_WAIT_NS, SK_WAIT_MAX, SK_THREADS };
 
 enum cpu_col { CC_ID, CC_NODE, CC_HITM, CC_LCL, CC_RMT, CC_STORES, CC_LOADS, CC_BAR, CC_PEER, CC_LAT,
 	       CC_RECORDS, CC__COUNT };
@@ -42,12 +45,25 @@ static const struct table_col node_cols[CC__COUNT] = {
 	[CC_RECORDS] = { "Records", 8, 0, TAL_RIGHT, SK_RECORDS, 0 },
 };
 
+/* The CPU table of lock waits (no memory samples). */
+enum lock_cpu_col { LC_ID, LC_NODE, LC_WAITS, LC_WAIT_NS, LC_WAIT_MAX, LC_THREADS, LC_BAR, LC__COUNT };
+static const struct table_col lock_cpu_cols[LC__COUNT] = {
+	[LC_ID]       = { "CPU", 5, 0, TAL_RIGHT, SK_ID, 0 },
+	[LC_NODE]     = { "Node", 4, 0, TAL_RIGHT, -1, 0 },
+	[LC_WAITS]    = { "Waits", 8, 0, TAL_RIGHT, SK_WAITS, 0 },
+	[LC_WAIT_NS]  = { "LockWait", 10, 0, TAL_RIGHT, SK_WAIT_NS, 0 },
+	[LC_WAIT_MAX] = { "MaxWait", 10, 0, TAL_RIGHT, SK_WAIT_MAX, 0 },
+	[LC_THREADS]  = { "Thr", 5, 0, TAL_RIGHT, SK_THREADS, 0 },
+	[LC_BAR]      = { "Share of wait", 0, 10, TAL_LEFT, -1, 1 },
+};
+
 /* One row of either table, so both sort and draw the same way. */
 struct cn_row {
 	int32_t id;
 	int32_t aux;            /* node of a CPU, CPU count of a node */
 	struct c2c_stats stats;
 	struct store_lat lat;
+	struct store_lock_cpu_row lock;   /* lock waits (lock-only CPU table) */
 };
 
 struct cpus_priv {
@@ -55,6 +71,7 @@ struct cpus_priv {
 	size_t ncpus, nnodes;
 	struct table other;
 	int focus;              /* 0: CPUs have the cursor, 1: nodes */
+	bool locks;             /* the CPUs are those of the lock waits */
 	int cpu_y, cpu_h, node_y, node_h;
 };
 
@@ -87,6 +104,10 @@ static uint64_t key_of(const struct cn_row *r, const struct sort_ctx *c)
 	case SK_STORES: return c2c_stores_total(&r->stats);
 	case SK_LAT: return (uint64_t)(store_lat_avg(&r->lat, STORE_LAT_LOAD) * 1000.0);
 	case SK_RECORDS: return c2c_total_records(&r->stats);
+	case SK_WAITS: return r->lock.waits;
+	case SK_WAIT_NS: return r->lock.wait_ns;
+	case SK_WAIT_MAX: return r->lock.max_wait_ns;
+	case SK_THREADS: return r->lock.nr_threads;
 	default: return 0;
 	}
 }
@@ -139,6 +160,55 @@ static void cpus_free(struct cpus_priv *p)
 	p->ncpus = p->nnodes = 0;
 }
 
+static bool memory_rows(const struct cpus_priv *p)
+{
+	for (size_t i = 0; i < p->ncpus; i++)
+		if (c2c_total_loads(&p->cpus[i].stats) || c2c_stores_total(&p->cpus[i].stats))
+			return true;
+	return false;
+}
+
+/* No memory sample on these CPUs: the CPUs the lock waits ran on (their
+ * nodes from the CPU rows, which the tracepoint samples still give). */
+static int lock_cpus(struct view *v, struct c2c_error *err)
+{
+	struct cpus_priv *p = v->priv;
+	struct store_lock_cpu_row *lr = NULL;
+	size_t nl = 0;
+	int r;
+
+	if ((r = store_query_lock_cpus(v->ex->st, v->q.line, &v->ex->filter, &lr, &nl, err)) < 0)
+		return r;
+	if (!nl) {
+		free(lr);
+		return 0;
+	}
+	if (!p->locks) {   /* once: the table keeps its sort and cursor on refresh */
+		struct table *t = cpu_table(v);
+		table_init(t, lock_cpu_cols, LC__COUNT);
+		t->sort_col = LC_ID;
+		p->locks = true;
+	}
+	struct cn_row *rows = calloc(nl, sizeof(*rows));
+	if (!rows) {
+		free(lr);
+		return c2c_error_set(err, -ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < nl; i++) {
+		rows[i].id = lr[i].cpu;
+		rows[i].aux = -1;
+		rows[i].lock = lr[i];
+		for (size_t j = 0; j < p->ncpus; j++)
+			if (p->cpus[j].id == lr[i].cpu)
+				rows[i].aux = p->cpus[j].aux;
+	}
+	free(p->cpus);
+	p->cpus = rows;
+	p->ncpus = nl;
+	free(lr);
+	return 0;
+}
+
 static int cpus_open(struct view *v, struct c2c_error *err)
 {
 	struct cpus_priv *p = v->priv;
@@ -171,13 +241,17 @@ static int cpus_open(struct view *v, struct c2c_error *err)
 		return c2c_error_set(err, -ENOMEM, "out of memory");
 	}
 	for (size_t i = 0; i < nc; i++)
-		p->cpus[i] = (struct cn_row){ (int32_t)cr[i].cpu, cr[i].node, cr[i].stats, cr[i].lat };
+		p->cpus[i] = (struct cn_row){ .id = (int32_t)cr[i].cpu, .aux = cr[i].node, .stats = cr[i].stats,
+					       .lat = cr[i].lat };
 	for (size_t i = 0; i < nn; i++)
-		p->nodes[i] = (struct cn_row){ nr[i].node, (int32_t)nr[i].nr_cpus, nr[i].stats, nr[i].lat };
+		p->nodes[i] = (struct cn_row){ .id = nr[i].node, .aux = (int32_t)nr[i].nr_cpus, .stats = nr[i].stats,
+						.lat = nr[i].lat };
 	p->ncpus = nc;
 	p->nnodes = nn;
 	free(cr);
 	free(nr);
+	if (ex->summary.lock_waits && !memory_rows(p) && (r = lock_cpus(v, err)) < 0)
+		return r;
 	sort_rows(v, cpu_table(v), p->cpus, p->ncpus);
 	sort_rows(v, node_table(v), p->nodes, p->nnodes);
 	table_set_rows(cpu_table(v), (long)p->ncpus);
@@ -221,6 +295,27 @@ static void draw_row_at(struct view *v, int nodes, long row, int selected)
 	}
 	r = &rows[row];
 	memset(cells, 0, sizeof(cells));
+	if (!nodes && p->locks) {
+		uint64_t all = 0;
+		for (size_t i = 0; i < n; i++)
+			all += rows[i].lock.wait_ns;
+		snprintf(b[LC_ID], sizeof(b[0]), "%d", r->id);
+		if (r->aux >= 0)
+			snprintf(b[LC_NODE], sizeof(b[0]), "%d", r->aux);
+		else
+			snprintf(b[LC_NODE], sizeof(b[0]), "-");
+		text_count(b[LC_WAITS], sizeof(b[0]), r->lock.waits, 8);
+		snprintf(b[LC_WAIT_NS], sizeof(b[0]), "%.3fms", (double)r->lock.wait_ns / 1e6);
+		snprintf(b[LC_WAIT_MAX], sizeof(b[0]), "%.3fms", (double)r->lock.max_wait_ns / 1e6);
+		snprintf(b[LC_THREADS], sizeof(b[0]), "%u", r->lock.nr_threads);
+		b[LC_BAR][0] = 0;
+		for (int i = 0; i < LC__COUNT; i++)
+			cells[i].text = b[i];
+		cells[LC_BAR].bar = all ? (double)r->lock.wait_ns / (double)all : 0.0;
+		cells[LC_BAR].heat = cells[LC_BAR].bar;
+		table_draw_row(t, y, cells, selected);
+		return;
+	}
 	tot = total_hitm(rows, n, mode);
 	h = view_hitm(&r->stats, mode);
 	if (r->id >= 0)
@@ -285,7 +380,12 @@ static void cpus_title(struct view *v, char *buf, size_t size)
 {
 	struct cpus_priv *p = v->priv;
 
-	if (v->q.line == STORE_ALL_LINES)
+	if (p->locks && v->q.line == STORE_ALL_LINES)
+		snprintf(buf, size, "CPUs of the session's lock waits (no memory samples): %zu CPUs", p->ncpus);
+	else if (p->locks)
+		snprintf(buf, size, "CPUs of the lock waits on line 0x%" PRIx64 " (no memory samples): %zu CPUs",
+			 c2c_line_display(v->q.line, v->ex->cacheline), p->ncpus);
+	else if (v->q.line == STORE_ALL_LINES)
 		snprintf(buf, size, "CPUs and nodes of the session: %zu CPUs, %zu nodes [%s]", p->ncpus, p->nnodes,
 			 p->focus ? "nodes" : "cpus");
 	else

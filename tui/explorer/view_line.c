@@ -629,10 +629,21 @@ static void line_draw(struct view *v)
 		ms_text(tot, sizeof(tot), i->lock_wait_ns);
 		snprintf(obj + ol, sizeof(obj) - ol, "  lock waits %" PRIu64 " (%s)", i->lock_waits, tot);
 	}
-	snprintf(buf, sizeof(buf), "%s  home node %s  HITM %" PRIu64 " (lcl %" PRIu64 ", rmt %" PRIu64
-		 ")  peer %" PRIu64 "  loads %" PRIu64 "  stores %" PRIu64 "  CPUs %u  nodes %s  threads %u",
-		 obj, home, i->stats.tot_hitm, i->stats.lcl_hitm, i->stats.rmt_hitm, i->stats.tot_peer,
-		 c2c_total_loads(&i->stats), c2c_stores_total(&i->stats), i->nr_cpus, len ? nodes : "-", i->nr_threads);
+	if (i->lock_waits && !c2c_total_loads(&i->stats) && !c2c_stores_total(&i->stats)) {
+		/* a lock-only line: no memory numbers to show (all 0), and its
+		 * CPUs and threads are its waits' */
+		struct c2c_error e = { 0 };
+		uint32_t cpus = 0, threads = 0;
+		if (store_query_lock_counts(v->ex->st, i->addr, &v->ex->filter, &cpus, &threads, &e) < 0)
+			cpus = threads = 0;
+		snprintf(buf, sizeof(buf), "%s  CPUs %u  threads %u  (no memory samples)", obj, cpus, threads);
+	} else {
+		snprintf(buf, sizeof(buf), "%s  home node %s  HITM %" PRIu64 " (lcl %" PRIu64 ", rmt %" PRIu64
+			 ")  peer %" PRIu64 "  loads %" PRIu64 "  stores %" PRIu64 "  CPUs %u  nodes %s  threads %u",
+			 obj, home, i->stats.tot_hitm, i->stats.lcl_hitm, i->stats.rmt_hitm, i->stats.tot_peer,
+			 c2c_total_loads(&i->stats), c2c_stores_total(&i->stats), i->nr_cpus, len ? nodes : "-",
+			 i->nr_threads);
+	}
 	term_field(v->y, 0, v->w, TH_HEADER, buf);
 	for (int k = 0; k < p->lock_h; k++) {
 		const char *t = p->lock_text[k];
