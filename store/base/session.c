@@ -2,6 +2,7 @@
  * turn a wrong file into one clear sentence), close. The base schema is
  * documented in docs/schema.md; keep the two in step. */
 #include "store/base/base_priv.h"
+#include "store/base/session_check_priv.h"
 #include "store/agg/agg.h"
 #include "store/query/query.h"
 #include "store/writer/writer.h"
@@ -165,6 +166,11 @@ int store_create(struct store **out, const char *path, struct c2c_error *err)
 		store_free(st);
 		return r;
 	}
+	if (store_guard_connection(st->db, path) < 0) {
+		store_free(st);
+		unlink(path);
+		return c2c_error_set(err, -ENOMEM, "out of memory");
+	}
 	sqlite3_busy_timeout(st->db, 5000);
 	snprintf(sql, sizeof(sql),
 		 "INSERT INTO c2ctui_session (id, format, schema_version, created_at, program)"
@@ -240,6 +246,9 @@ static int open_connection(struct store *st, const char *path, bool immutable, s
 	if (rc != SQLITE_OK)
 		return c2c_error_set(err, -EIO, "%s: cannot open: %s", path,
 				     st->db ? sqlite3_errmsg(st->db) : "out of memory");
+	/* Before the first statement: the file may come from anyone. */
+	if (store_guard_connection(st->db, path) < 0)
+		return c2c_error_set(err, -ENOMEM, "out of memory");
 	sqlite3_busy_timeout(st->db, 5000);
 	return 0;
 }
@@ -313,7 +322,7 @@ static int open_scratch(struct store **out, const char *path, struct c2c_error *
 	}
 	close(fd);
 	if (sqlite3_open_v2(tmp, &dst, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK ||
-	    !(b = sqlite3_backup_init(dst, "main", src->db, "main"))) {
+	    store_guard_connection(dst, tmp) < 0 || !(b = sqlite3_backup_init(dst, "main", src->db, "main"))) {
 		r = c2c_error_set(err, -EIO, "%s: cannot copy it to %s: %s", path, tmp,
 				  dst ? sqlite3_errmsg(dst) : "out of memory");
 		goto fail;
@@ -403,7 +412,15 @@ int store_open(struct store **out, const char *path, unsigned flags, struct c2c_
 		store_free(st);
 		return r;
 	}
-	if (sqlite3_prepare_v2(st->db, "SELECT format FROM c2ctui_session WHERE id = 1", -1, &s, NULL) == SQLITE_OK) {
+	/* The schema's kinds before any query: a view or a trigger would run
+	 * the file's own SQL inside ours. */
+	bool no_marker = false;
+	if ((r = store_check_kinds(st->db, path, &no_marker, err)) < 0 && !no_marker) {
+		store_free(st);
+		return r;
+	}
+	if (!no_marker &&
+	    sqlite3_prepare_v2(st->db, "SELECT format FROM c2ctui_session WHERE id = 1", -1, &s, NULL) == SQLITE_OK) {
 		if (sqlite3_step(s) == SQLITE_ROW) {
 			const char *fmt = (const char *)sqlite3_column_text(s, 0);
 			marker = fmt && !strcmp(fmt, STORE_MARKER_FORMAT);
@@ -428,7 +445,9 @@ int store_open(struct store **out, const char *path, unsigned flags, struct c2c_
 		store_free(st);
 		return r;
 	}
-	if ((r = set_pragmas(st, err)) < 0 || (r = prepare_stmts(st, err)) < 0 ||
+	/* After the version: a newer schema may differ, and says so above. */
+	if ((r = store_check_columns(st->db, path, base_schema, err)) < 0 ||
+	    (r = set_pragmas(st, err)) < 0 || (r = prepare_stmts(st, err)) < 0 ||
 	    (r = store_register_functions(st, err)) < 0 ||
 	    (r = load_counters(st, err)) < 0 || (r = store_load_topology(st, err)) < 0) {
 		store_free(st);

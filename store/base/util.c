@@ -9,9 +9,20 @@
 
 #define HUGE_PAGE ((size_t)2 << 20)
 
+/* The progress handler (session_check.c) stopped a statement: SQLite
+ * only says "interrupted". */
+static int stopped(struct store *st, struct c2c_error *err)
+{
+	return c2c_error_set(err, -E2BIG, "%s: a query was stopped after too much work for a session this size;"
+			     " the file may be crafted or damaged", st && st->path ? st->path : "session");
+}
+
 int store_sqlerr(struct store *st, struct c2c_error *err, const char *what)
 {
 	int rc = st && st->db ? sqlite3_errcode(st->db) : SQLITE_ERROR;
+
+	if (rc == SQLITE_INTERRUPT)
+		return stopped(st, err);
 	int code = rc == SQLITE_NOMEM ? -ENOMEM : rc == SQLITE_FULL ? -ENOSPC :
 		   rc == SQLITE_READONLY ? -EROFS : rc == SQLITE_BUSY ? -EBUSY : -EIO;
 
@@ -24,6 +35,10 @@ int store_exec(struct store *st, const char *sql, struct c2c_error *err)
 	char *msg = NULL;
 
 	if (sqlite3_exec(st->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		if (sqlite3_errcode(st->db) == SQLITE_INTERRUPT) {
+			sqlite3_free(msg);
+			return stopped(st, err);
+		}
 		int code = sqlite3_errcode(st->db) == SQLITE_FULL ? -ENOSPC : -EIO;
 		c2c_error_set(err, code, "%s: %s", st->path, msg ? msg : "SQL error");
 		sqlite3_free(msg);

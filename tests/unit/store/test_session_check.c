@@ -1,0 +1,82 @@
+/* The hardening of session connections (store/base/session_check.c): the
+ * work budget stops a runaway statement with SQLITE_INTERRUPT in bounded
+ * time, the limits refuse oversized values and ATTACH, views and triggers
+ * do not run, and the kinds check names what c2ctui never makes. */
+#include "tests/unit/test.h"
+
+#include "store/base/session_check_priv.h"
+
+#include <errno.h>
+#include <sqlite3.h>
+#include <time.h>
+
+static sqlite3 *guarded(void)
+{
+	sqlite3 *db = NULL;
+
+	if (sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
+		return NULL;
+	if (store_guard_connection(db, "/nonexistent/c2ctui-test.db") < 0) {
+		sqlite3_close(db);
+		return NULL;
+	}
+	return db;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void test_runaway_query_is_stopped(void)
+{
+	sqlite3 *db = guarded();
+	CHECK(db);
+	double t0 = now_s();
+	int rc = sqlite3_exec(db, "WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r)"
+			      " SELECT count(*) FROM r;", NULL, NULL, NULL);
+	double dt = now_s() - t0;
+	CHECK(rc == SQLITE_INTERRUPT);
+	CHECK(dt < 10.0);
+	/* the next statement has its own budget */
+	CHECK(sqlite3_exec(db, "SELECT 1;", NULL, NULL, NULL) == SQLITE_OK);
+	sqlite3_close(db);
+}
+
+static void test_limits(void)
+{
+	sqlite3 *db = guarded();
+	CHECK(db);
+	CHECK(sqlite3_exec(db, "SELECT length(zeroblob(100000000));", NULL, NULL, NULL) == SQLITE_TOOBIG);
+	CHECK(sqlite3_exec(db, "SELECT length(zeroblob(1000000));", NULL, NULL, NULL) == SQLITE_OK);
+	CHECK(sqlite3_exec(db, "ATTACH ':memory:' AS other;", NULL, NULL, NULL) != SQLITE_OK);
+	CHECK(sqlite3_exec(db, "SELECT load_extension('x');", NULL, NULL, NULL) != SQLITE_OK);
+	/* views and triggers c2ctui never makes do not run even if present */
+	CHECK(sqlite3_exec(db, "CREATE TABLE t (a INTEGER); CREATE VIEW v AS SELECT * FROM t;", NULL, NULL, NULL)
+	      == SQLITE_OK);
+	CHECK(sqlite3_exec(db, "SELECT * FROM v;", NULL, NULL, NULL) != SQLITE_OK);
+	sqlite3_close(db);
+}
+
+static void test_kinds(void)
+{
+	struct c2c_error err = { 0 };
+	bool no_marker;
+	sqlite3 *db = guarded();
+	CHECK(db);
+	CHECK(store_check_kinds(db, "x.db", &no_marker, &err) == -EINVAL);
+	CHECK(no_marker);
+	CHECK(sqlite3_exec(db, "CREATE TABLE c2ctui_session (id INTEGER); CREATE INDEX i ON c2ctui_session (id);",
+			   NULL, NULL, NULL) == SQLITE_OK);
+	CHECK(store_check_kinds(db, "x.db", &no_marker, &err) == 0);
+	CHECK(sqlite3_exec(db, "CREATE VIEW \"agg\nline\" AS SELECT 1;", NULL, NULL, NULL) == SQLITE_OK);
+	CHECK(store_check_kinds(db, "x.db", &no_marker, &err) == -EINVAL);
+	CHECK(!no_marker);
+	CHECK(strstr(err.msg, "x.db: not a session c2ctui made: it holds a view 'agg?line'"));
+	CHECK(!strchr(err.msg, '\n'));
+	sqlite3_close(db);
+}
+
+TEST_MAIN(TEST_CASE(test_runaway_query_is_stopped), TEST_CASE(test_limits), TEST_CASE(test_kinds))
