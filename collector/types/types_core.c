@@ -2,6 +2,7 @@
  * sizes and alignments, names, lookup by name, and member-path resolution
  * ("type + byte offset" -> "se.avg.load_avg"). */
 #include "collector/types/types_priv.h"
+#include "collector/base/appendf.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -371,12 +372,12 @@ static size_t name_into(struct types_db *db, uint32_t id, char *buf, size_t len,
 	case TYPES_POINTER:
 		n = name_into(db, t->ref, buf, len, depth + 1);
 		if (n < len)
-			n += (size_t)snprintf(buf + n, len - n, " *");
+			n = c2c_appendf(buf, len, n, " *");
 		return n;
 	case TYPES_ARRAY:
 		n = name_into(db, t->ref, buf, len, depth + 1);
 		if (n < len)
-			n += (size_t)snprintf(buf + n, len - n, "[%llu]", (unsigned long long)t->nelem);
+			n = c2c_appendf(buf, len, n, "[%llu]", (unsigned long long)t->nelem);
 		return n;
 	case TYPES_QUAL:
 		n = (size_t)snprintf(buf, len, "%s ", t->name ? t->name : "");

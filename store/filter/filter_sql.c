@@ -4,6 +4,7 @@
  * window also narrows the scan to the ids of the sample blocks it overlaps
  * (table sample_time_blocks, store/writer/time_blocks.c). */
 #include "store/filter/filter.h"
+#include "collector/base/appendf.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -47,7 +48,7 @@ int store_filter_sql(const struct store *st, const struct store_filter *f, char 
 	buf[0] = 0;
 	if (!f)
 		return 0;
-#define ADD(cond) n += (size_t)snprintf(buf + n, n < size ? size - n : 0, "%s%s", n ? " AND " : " WHERE ", cond)
+#define ADD(cond) n = c2c_appendf(buf, size, n, "%s%s", n ? " AND " : " WHERE ", cond)
 	if (f->cpu >= 0)
 		ADD("cpu = :cpu");
 	if (f->node >= 0)

@@ -1,6 +1,7 @@
 /* Queries: the lines table (perf's "Shared Data Cache Line Table") with
  * display mode, sort, filters and row ranges, and one line's row. */
 #include "store/query/query_priv.h"
+#include "collector/base/appendf.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -121,7 +122,7 @@ static void stats_args(char *buf, size_t size)
 	size_t n = 0;
 	buf[0] = 0;
 	for (int c = 0; c < C2C_COUNTER_MAX && n < size; c++)
-		n += (size_t)snprintf(buf + n, size - n, ",l.%s", c2c_counter_name((enum c2c_counter)c));
+		n = c2c_appendf(buf, size, n, ",l.%s", c2c_counter_name((enum c2c_counter)c));
 }
 
 static void prefixed_cols(const char *cols, char *buf, size_t size)
@@ -133,7 +134,7 @@ static void prefixed_cols(const char *cols, char *buf, size_t size)
 	while (*p && n < size) {
 		const char *e = strchr(p, ',');
 		size_t len = e ? (size_t)(e - p) : strlen(p);
-		n += (size_t)snprintf(buf + n, size - n, "%sl.%.*s", n ? "," : "", (int)len, p);
+		n = c2c_appendf(buf, size, n, "%sl.%.*s", n ? "," : "", (int)len, p);
 		p += len + (e ? 1 : 0);
 	}
 }
@@ -151,13 +152,13 @@ static int build_where(struct store *st, const struct store_lines_query *q, cons
 	n = (size_t)snprintf(buf, size, " WHERE (c2c_displayed(%d, %d%s)%s)", (int)q->mode, q->show_all ? 1 : 0, args,
 			     q->with_locks ? " OR l.lock_waits > 0" : "");
 	if (q->filter.min_hitm)
-		n += (size_t)snprintf(buf + n, n < size ? size - n : 0, " AND %s >= :minhitm", mode_col(q->mode));
+		n = c2c_appendf(buf, size, n, " AND %s >= :minhitm", mode_col(q->mode));
 	if (q->filter.symbol && q->filter.symbol[0])
-		n += (size_t)snprintf(buf + n, n < size ? size - n : 0,
-				      " AND (instr(lower(COALESCE(d.name, '')), lower(:sym)) > 0 OR EXISTS"
-				      " (SELECT 1 FROM %s.agg_pareto p JOIN main.sites s ON s.id = p.site"
-				      " WHERE p.line = l.line AND instr(lower(COALESCE(s.function, '')), lower(:sym)) > 0))",
-				      schema);
+		n = c2c_appendf(buf, size, n,
+				" AND (instr(lower(COALESCE(d.name, '')), lower(:sym)) > 0 OR EXISTS"
+				" (SELECT 1 FROM %s.agg_pareto p JOIN main.sites s ON s.id = p.site"
+				" WHERE p.line = l.line AND instr(lower(COALESCE(s.function, '')), lower(:sym)) > 0))",
+				schema);
 	if (n >= size)
 		return c2c_error_set(err, -E2BIG, "query too long");
 	return 0;

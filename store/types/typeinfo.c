@@ -14,6 +14,7 @@
 #include "collector/c2c/c2c.h"
 #include "collector/types/insn.h"
 #include "store/base/base.h"
+#include "collector/base/appendf.h"
 
 static const char typeinfo_schema[] =
 	"CREATE TABLE IF NOT EXISTS type_attr (sample_id INTEGER PRIMARY KEY, how INTEGER NOT NULL,"
@@ -1025,19 +1026,19 @@ static void vline_keys_text(const struct vline *l, const struct layout_verdict_i
 	 * keys of the accesses they disturb */
 	buf[0] = 0;
 	if (v->nwriter_keys)
-		o += (size_t)snprintf(buf + o, len - o, "writes");
+		o = c2c_appendf(buf, len, o, "writes");
 	for (uint32_t i = 0; i < v->nwriter_keys && o < len; i++)
-		o += (size_t)snprintf(buf + o, len - o, " %s", l->keys[v->writer_keys[i]]);
+		o = c2c_appendf(buf, len, o, " %s", l->keys[v->writer_keys[i]]);
 	if (o < len && (v->ntrue_keys || v->nfalse_keys))
-		o += (size_t)snprintf(buf + o, len - o, "%shurt", o ? "; " : "");
+		o = c2c_appendf(buf, len, o, "%shurt", o ? "; " : "");
 	for (uint32_t i = 0; i < v->ntrue_keys && o < len; i++)
-		o += (size_t)snprintf(buf + o, len - o, " %s", l->keys[v->true_keys[i]]);
+		o = c2c_appendf(buf, len, o, " %s", l->keys[v->true_keys[i]]);
 	for (uint32_t i = 0; i < v->nfalse_keys && o < len; i++) {
 		bool dup = false;
 		for (uint32_t j = 0; j < v->ntrue_keys; j++)
 			dup |= v->true_keys[j] == v->false_keys[i];
 		if (!dup)
-			o += (size_t)snprintf(buf + o, len - o, " %s", l->keys[v->false_keys[i]]);
+			o = c2c_appendf(buf, len, o, " %s", l->keys[v->false_keys[i]]);
 	}
 }
 

@@ -4,6 +4,7 @@
 #include "store/writer/writer_priv.h"
 #include "store/agg/agg.h"
 #include "store/base/meta_names.h"
+#include "collector/base/appendf.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -43,7 +44,7 @@ int store_set_mem_ranges(struct store *st, const struct c2c_mem_range *r, size_t
 		return c2c_error_set(err, -ENOMEM, "out of memory");
 	buf[0] = '\0';
 	for (size_t i = 0; i < n; i++)
-		len += (size_t)snprintf(buf + len, cap - len, "%s%" PRIx64 "-%" PRIx64 ":%d", i ? "," : "",
+		len = c2c_appendf(buf, cap, len, "%s%" PRIx64 "-%" PRIx64 ":%d", i ? "," : "",
 					r[i].start, r[i].end, r[i].node);
 	rc = store_set_meta(st, STORE_META_MEM_RANGES, buf, err);
 	free(buf);

@@ -4,6 +4,7 @@
  * store/writer/sample_thread.c). Nothing here waits for that thread: the
  * callers do. */
 #include "store/writer/writer_priv.h"
+#include "collector/base/appendf.h"
 
 #include <stdio.h>
 
@@ -97,15 +98,15 @@ static sqlite3_stmt *batch_stmt_for(struct store *st, uint32_t present)
 	for (int c = 0; c < SAMPLE_COLS; c++) {
 		if (!(present & (1u << c)))
 			continue;
-		len += (size_t)snprintf(sql + len, sizeof(sql) - len, "%s%s", olen ? "," : "", store_sample_cols[c]);
-		olen += (size_t)snprintf(one + olen, sizeof(one) - olen, "%s?", olen ? "," : "(");
+		len = c2c_appendf(sql, sizeof(sql), len, "%s%s", olen ? "," : "", store_sample_cols[c]);
+		olen = c2c_appendf(one, sizeof(one), olen, "%s?", olen ? "," : "(");
 	}
 	if (!olen)
 		return NULL;
-	snprintf(one + olen, sizeof(one) - olen, ")");
-	len += (size_t)snprintf(sql + len, sizeof(sql) - len, ") VALUES ");
+	olen = c2c_appendf(one, sizeof(one), olen, ")");
+	len = c2c_appendf(sql, sizeof(sql), len, ") VALUES ");
 	for (int r = 0; r < SAMPLE_BATCH && len < sizeof(sql); r++)
-		len += (size_t)snprintf(sql + len, sizeof(sql) - len, "%s%s", r ? "," : "", one);
+		len = c2c_appendf(sql, sizeof(sql), len, "%s%s", r ? "," : "", one);
 	if (len >= sizeof(sql) || sqlite3_prepare_v2(st->db, sql, -1, &st->writer->batch_stmt[i].s, NULL) != SQLITE_OK) {
 		sqlite3_finalize(st->writer->batch_stmt[i].s);
 		st->writer->batch_stmt[i].s = NULL;

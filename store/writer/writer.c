@@ -7,6 +7,7 @@
 #include "store/writer/writer_priv.h"
 #include "store/agg/agg.h"
 #include "store/filter/filter.h"
+#include "collector/base/appendf.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -555,7 +556,7 @@ int store_writer_prepare(struct store *st, struct c2c_error *err)
 				    " cpumode, ip, site, addr, phys_addr, class_bits, weight, ins_lat, data_src, period,"
 				    " dsym, dsym_offset, callchain, raw, line_var) VALUES ");
 	for (int r = 0; r < SAMPLE_BATCH && n < sizeof(batch_sql); r++)
-		n += (size_t)snprintf(batch_sql + n, sizeof(batch_sql) - n, "%s(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+		n = c2c_appendf(batch_sql, sizeof(batch_sql), n, "%s(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 				      r ? "," : "");
 	if (!st->writable)
 		return 0;

@@ -611,7 +611,7 @@ static void line_draw(struct view *v)
 
 	line_layout(v);
 	nodes[0] = 0;
-	for (int n = 0; n < 64; n++)
+	for (int n = 0; n < 64 && len < sizeof(nodes); n++)
 		if (i->node_mask & (1ull << n))
 			len += (size_t)snprintf(nodes + len, sizeof(nodes) - len, "%s%d", len ? "," : "", n);
 	if (i->home_node >= 0)

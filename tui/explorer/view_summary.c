@@ -4,6 +4,7 @@
  * store_query_summary, the function `report` prints its header from. */
 #include "tui/explorer/view.h"
 #include "tui/term/term.h"
+#include "collector/base/appendf.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -35,7 +36,7 @@ int summary_load(struct explorer *ex, struct c2c_error *err)
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < nev && len < sizeof(ex->events); i++)
-		len += (size_t)snprintf(ex->events + len, sizeof(ex->events) - len, "%s%s", i ? "," : "",
+		len = c2c_appendf(ex->events, sizeof(ex->events), len, "%s%s", i ? "," : "",
 					evs[i].name);
 	free(evs);
 	if (!ex->events[0])
@@ -92,17 +93,17 @@ void summary_filter_text(const struct explorer *ex, char *buf, size_t size)
 
 	buf[0] = 0;
 	if (f->symbol)
-		len += (size_t)snprintf(buf + len, size - len, "sym:%s ", f->symbol);
+		len = c2c_appendf(buf, size, len, "sym:%s ", f->symbol);
 	if (f->cpu >= 0 && len < size)
-		len += (size_t)snprintf(buf + len, size - len, "cpu:%d ", f->cpu);
+		len = c2c_appendf(buf, size, len, "cpu:%d ", f->cpu);
 	if (f->node >= 0 && len < size)
-		len += (size_t)snprintf(buf + len, size - len, "node:%d ", f->node);
+		len = c2c_appendf(buf, size, len, "node:%d ", f->node);
 	if (f->pid >= 0 && len < size)
-		len += (size_t)snprintf(buf + len, size - len, "pid:%d ", f->pid);
+		len = c2c_appendf(buf, size, len, "pid:%d ", f->pid);
 	if (f->tid >= 0 && len < size)
-		len += (size_t)snprintf(buf + len, size - len, "tid:%d ", f->tid);
+		len = c2c_appendf(buf, size, len, "tid:%d ", f->tid);
 	if (f->min_hitm && len < size)
-		len += (size_t)snprintf(buf + len, size - len, "hitm:%" PRIu64 " ", f->min_hitm);
+		len = c2c_appendf(buf, size, len, "hitm:%" PRIu64 " ", f->min_hitm);
 	if (len && len <= size)
 		buf[len - 1] = 0;
 	else

@@ -2,6 +2,7 @@
  * events, the lines table, each line's Pareto rows) and derives every
  * printed number through collector/c2c/c2c.h, once, for the three printers. */
 #include "tui/report/report.h"
+#include "collector/base/appendf.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -440,11 +441,11 @@ static void format_node_detail(const struct report_model *m, const struct store_
 			}
 		if (!num) {
 			if (m->opts.node_info == 1)
-				k += (size_t)snprintf(buf + k, size - k, "%21s", " ");
+				k = c2c_appendf(buf, size, k, "%21s", " ");
 			continue;
 		}
 		if (!first)
-			k += (size_t)snprintf(buf + k, size - k, " ");
+			k = c2c_appendf(buf, size, k, " ");
 		first = false;
 		if (k >= size)
 			break;
@@ -452,19 +453,19 @@ static void format_node_detail(const struct report_model *m, const struct store_
 			uint64_t val = c2c_display_value(&rn->node[n], m->display);
 			uint64_t sum = c2c_display_value(&r->stats, m->display);
 
-			k += (size_t)snprintf(buf + k, size - k, "%2d{%2u ", n, num);
+			k = c2c_appendf(buf, size, k, "%2d{%2u ", n, num);
 			if (k < size && sum)
-				k += (size_t)snprintf(buf + k, size - k, "%5.1f%% ", c2c_percent(val, sum));
+				k = c2c_appendf(buf, size, k, "%5.1f%% ", c2c_percent(val, sum));
 			else if (k < size)
-				k += (size_t)snprintf(buf + k, size - k, "%6s ", "n/a");
+				k = c2c_appendf(buf, size, k, "%6s ", "n/a");
 			if (k < size && r->stats.store)
-				k += (size_t)snprintf(buf + k, size - k, "%5.1f%%}",
+				k = c2c_appendf(buf, size, k, "%5.1f%%}",
 						      c2c_percent(rn->node[n].store, r->stats.store));
 			else if (k < size)
-				k += (size_t)snprintf(buf + k, size - k, "%6s}", "n/a");
+				k = c2c_appendf(buf, size, k, "%6s}", "n/a");
 		} else {
 			c2c_bitmap_format(set, 256, cpus, sizeof(cpus));
-			k += (size_t)snprintf(buf + k, size - k, "%2d{%s}", n, cpus);
+			k = c2c_appendf(buf, size, k, "%2d{%s}", n, cpus);
 		}
 	}
 	if (k >= size)
@@ -508,7 +509,7 @@ void report_pareto_cols(const struct report_model *m, const struct report_line *
 		return;
 	}
 	/* perf lists the nodes of the row's CPUs separated by spaces: "0 1" */
-	for (int n = 0, k = 0; n < 64 && (size_t)k + 4 < sizeof(c->nodes); n++)
+	for (size_t n = 0, k = 0; n < 64 && k + 4 < sizeof(c->nodes); n++)
 		if (r->node_mask & (1ull << n))
-			k += snprintf(c->nodes + k, sizeof(c->nodes) - (size_t)k, "%s%d", k ? " " : "", n);
+			k = c2c_appendf(c->nodes, sizeof(c->nodes), k, "%s%zu", k ? " " : "", n);
 }
