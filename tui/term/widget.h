@@ -70,6 +70,10 @@ struct table {
 	int frozen;          /* leading columns that never scroll away (default 1) */
 	int scroll;          /* columns after the frozen ones scrolled out (< and >) */
 	int hidden_right;    /* columns that did not fit on the right (layout output) */
+	/* NULL, or per column: > 0 hides it first when the width runs short,
+	 * highest first, before columns on the right go (a decoration such
+	 * as a heat bar must not push numbers off a narrow terminal). */
+	const int *drop;
 	/* drawing state */
 	long drawn_top, drawn_cursor;
 	int widths[32];      /* laid-out column widths for the current width */

@@ -90,7 +90,9 @@ void table_drawn(struct table *t)
 	t->drawn_cursor = t->cursor;
 }
 
-void table_layout(struct table *t)
+/* Widths with the columns in dropped[] hidden; returns the columns that
+ * did not fit on the right. */
+static int table_layout_try(struct table *t, const char *dropped)
 {
 	int fixed = 0, nflex = 0, left, shown = 0;
 
@@ -102,7 +104,7 @@ void table_layout(struct table *t)
 		const struct table_col *c = &t->cols[i];
 		int need = c->width ? c->width : c->min_width;
 
-		if (i >= t->frozen && i < t->frozen + t->scroll) {
+		if ((i >= t->frozen && i < t->frozen + t->scroll) || dropped[i]) {
 			t->widths[i] = 0;
 			continue;
 		}
@@ -128,6 +130,32 @@ void table_layout(struct table *t)
 		t->widths[i] += add;
 		left -= add;
 		nflex--;
+	}
+	return t->hidden_right;
+}
+
+void table_layout(struct table *t)
+{
+	char dropped[32] = { 0 };
+	int flex = t->ncols - 1;
+
+	/* Columns up to the first flexible one (the long name that ends the
+	 * numbers) are the ones that must show: while some of them do not
+	 * fit, hide the droppable column with the highest drop (the rightmost
+	 * of equals) and lay out again. */
+	for (int i = 0; i < t->ncols; i++)
+		if (!t->cols[i].width) {
+			flex = i;
+			break;
+		}
+	while (table_layout_try(t, dropped) && t->ncols - t->hidden_right <= flex) {
+		int best = -1;
+		for (int i = t->frozen; i < t->ncols; i++)
+			if (t->drop && !dropped[i] && t->drop[i] > 0 && (best < 0 || t->drop[i] >= t->drop[best]))
+				best = i;
+		if (best < 0)
+			break;
+		dropped[best] = 1;
 	}
 }
 
