@@ -69,6 +69,11 @@
 		KEY(NULL, '<', COLS_LEFT) \
 	ACTION(SHOW_ALL, "all lines", "All lines, or only shared ones (perf c2c --show-all)") \
 		KEY("lines", 'a', SHOW_ALL) \
+	/* the hot lines' column sets (view_lines.c: lines_sets) */ \
+	ACTION(COLSET, "column set", "Next column set: HITM, Stores, Load sources, Peer, Records/PA") \
+		KEY("lines", 'v', COLSET) \
+	ACTION(COLSET_PREV, "column set back", "Previous column set") \
+		KEY("lines", 'V', COLSET_PREV) \
 	/* lock list (view_locks.c) <-> the lines holding the locks */ \
 	ACTION(LOCKS, "locks", "The locks waited on: kind, waits, total/max/avg wait, top caller") \
 		KEY("lines", 'l', LOCKS) \

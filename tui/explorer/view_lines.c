@@ -19,26 +19,31 @@
 
 enum lines_col {
 	LC_RANK, LC_ADDR, LC_SHARE, LC_BAR, LC_HITM, LC_LCL, LC_RMT, LC_OBJECT, LC_PEER, LC_LOADS,
-	LC_STORES, LC_LAT, LC_NODE, LC_CPUS, LC_THREADS, LC_SITES, LC_LOCK, LC_WAITS, LC_VERDICT, LC__COUNT
+	LC_STORES, LC_LAT, LC_NODE, LC_CPUS, LC_THREADS, LC_SITES, LC_LOCK, LC_WAITS, LC_VERDICT,
+	/* perf's Shared Data Cache Line Table columns (report_line_cols) */
+	LC_RECORDS, LC_PA_CNT, LC_PNODE, LC_ST_L1HIT, LC_ST_L1MISS, LC_ST_NA, LC_FB, LC_L1, LC_L2,
+	LC_LCLHIT, LC_LCLHITM, LC_RMTHIT, LC_RMTHITM, LC_DRAM_LCL, LC_DRAM_RMT, LC_LCL_PEER, LC_RMT_PEER,
+	LC__COUNT
 };
 
 /* Sort key of the verdict column: not a store sort, the view orders the
  * whole table itself (false, mixed, true, none; HITM order within). */
 #define SORT_VERDICT 1000
 
-/* Listed by importance: narrow terminals drop columns from the right. */
+/* Titles as report's text header names them; perf's columns the store
+ * cannot sort by are not sortable (-1). */
 static const struct table_col lines_cols[LC__COUNT] = {
 	[LC_RANK]    = { "#", 4, 0, TAL_RIGHT, -1, 0 },
 	[LC_ADDR]    = { "Address", 18, 0, TAL_LEFT, STORE_SORT_ADDR, 0 },
 	[LC_SHARE]   = { "Share", 6, 0, TAL_RIGHT, STORE_SORT_HITM, 0 },
 	[LC_BAR]     = { "", 8, 0, TAL_LEFT, -1, 1 },
-	[LC_HITM]    = { "Hitm", 6, 0, TAL_RIGHT, STORE_SORT_TOT_HITM, 0 },
-	[LC_LCL]     = { "Lcl", 6, 0, TAL_RIGHT, STORE_SORT_LCL_HITM, 0 },
-	[LC_RMT]     = { "Rmt", 6, 0, TAL_RIGHT, STORE_SORT_RMT_HITM, 0 },
-	[LC_OBJECT]  = { "Data object", 0, 14, TAL_LEFT, STORE_SORT_SYMBOL, 0 },
+	[LC_HITM]    = { "Hitm", 5, 0, TAL_RIGHT, STORE_SORT_TOT_HITM, 0 },
+	[LC_LCL]     = { "Lcl", 5, 0, TAL_RIGHT, STORE_SORT_LCL_HITM, 0 },
+	[LC_RMT]     = { "Rmt", 5, 0, TAL_RIGHT, STORE_SORT_RMT_HITM, 0 },
+	[LC_OBJECT]  = { "Data object", 0, 8, TAL_LEFT, STORE_SORT_SYMBOL, 0 },
 	[LC_PEER]    = { "Peer", 6, 0, TAL_RIGHT, STORE_SORT_PEER, 0 },
-	[LC_LOADS]   = { "Loads", 7, 0, TAL_RIGHT, STORE_SORT_LOADS, 0 },
-	[LC_STORES]  = { "Stores", 7, 0, TAL_RIGHT, STORE_SORT_STORES, 0 },
+	[LC_LOADS]   = { "Loads", 6, 0, TAL_RIGHT, STORE_SORT_LOADS, 0 },
+	[LC_STORES]  = { "Stores", 6, 0, TAL_RIGHT, STORE_SORT_STORES, 0 },
 	[LC_LAT]     = { "LdLat", 6, 0, TAL_RIGHT, STORE_SORT_LAT, 0 },
 	[LC_NODE]    = { "Home", 4, 0, TAL_RIGHT, -1, 0 },
 	[LC_CPUS]    = { "CPUs", 4, 0, TAL_RIGHT, STORE_SORT_CPUS, 0 },
@@ -47,26 +52,49 @@ static const struct table_col lines_cols[LC__COUNT] = {
 	[LC_LOCK]    = { "LockWait", 9, 0, TAL_RIGHT, STORE_SORT_LOCK_WAIT, 0 },
 	[LC_WAITS]   = { "Waits", 6, 0, TAL_RIGHT, STORE_SORT_LOCK_WAIT, 0 },
 	[LC_VERDICT] = { "Verdict", 7, 0, TAL_LEFT, SORT_VERDICT, 0 },
+	[LC_RECORDS] = { "Records", 7, 0, TAL_RIGHT, -1, 0 },
+	[LC_PA_CNT]  = { "PA cnt", 6, 0, TAL_RIGHT, -1, 0 },
+	[LC_PNODE]   = { "Node", 5, 0, TAL_RIGHT, -1, 0 },
+	[LC_ST_L1HIT]  = { "L1Hit", 6, 0, TAL_RIGHT, -1, 0 },
+	[LC_ST_L1MISS] = { "L1Miss", 6, 0, TAL_RIGHT, -1, 0 },
+	[LC_ST_NA]   = { "N/A", 6, 0, TAL_RIGHT, -1, 0 },
+	[LC_FB]      = { "FB", 5, 0, TAL_RIGHT, -1, 0 },
+	[LC_L1]      = { "L1", 5, 0, TAL_RIGHT, -1, 0 },
+	[LC_L2]      = { "L2", 5, 0, TAL_RIGHT, -1, 0 },
+	[LC_LCLHIT]  = { "LclHit", 6, 0, TAL_RIGHT, -1, 0 },
+	[LC_LCLHITM] = { "LclHitm", 7, 0, TAL_RIGHT, -1, 0 },
+	[LC_RMTHIT]  = { "RmtHit", 6, 0, TAL_RIGHT, -1, 0 },
+	[LC_RMTHITM] = { "RmtHitm", 7, 0, TAL_RIGHT, -1, 0 },
+	[LC_DRAM_LCL] = { "DramLcl", 7, 0, TAL_RIGHT, -1, 0 },
+	[LC_DRAM_RMT] = { "DramRmt", 7, 0, TAL_RIGHT, -1, 0 },
+	[LC_LCL_PEER] = { "LclPeer", 7, 0, TAL_RIGHT, -1, 0 },
+	[LC_RMT_PEER] = { "RmtPeer", 7, 0, TAL_RIGHT, -1, 0 },
 };
 
-/* Column order (by importance) of a plain session, and of one with lock
- * waits, where the lock columns come right after the address. */
-static const int mem_order[LC__COUNT] = {
-	LC_RANK, LC_ADDR, LC_SHARE, LC_BAR, LC_HITM, LC_LCL, LC_RMT, LC_OBJECT, LC_VERDICT, LC_PEER, LC_LOADS,
-	LC_STORES, LC_LAT, LC_NODE, LC_CPUS, LC_THREADS, LC_SITES, LC_LOCK, LC_WAITS,
+/* Column sets, cycled with v / V: the columns after the rank and address
+ * (and, with lock waits, the lock columns), listed by importance: the
+ * numbers before the data object, which takes what is left and is clipped
+ * with a marker; narrow terminals hide the heat bar first, then drop
+ * columns from the right (> scrolls to them). */
+#define SET_END (-1)
+static const struct lines_set {
+	const char *name;
+	int cols[LC__COUNT];
+} lines_sets[] = {
+	{ "HITM", { LC_SHARE, LC_BAR, LC_HITM, LC_LCL, LC_RMT, LC_VERDICT, LC_LOADS, LC_STORES, LC_OBJECT,
+		    LC_PEER, LC_LAT, LC_NODE, LC_CPUS, LC_THREADS, LC_SITES, LC_LOCK, LC_WAITS, SET_END } },
+	{ "Stores", { LC_SHARE, LC_BAR, LC_STORES, LC_ST_L1HIT, LC_ST_L1MISS, LC_ST_NA, LC_OBJECT, SET_END } },
+	{ "Load sources", { LC_SHARE, LC_BAR, LC_FB, LC_L1, LC_L2, LC_LCLHIT, LC_LCLHITM, LC_RMTHIT, LC_RMTHITM,
+			    LC_DRAM_LCL, LC_DRAM_RMT, LC_OBJECT, SET_END } },
+	{ "Peer", { LC_SHARE, LC_BAR, LC_PEER, LC_LCL_PEER, LC_RMT_PEER, LC_HITM, LC_LOADS, LC_OBJECT, SET_END } },
+	{ "Records/PA", { LC_SHARE, LC_BAR, LC_RECORDS, LC_PA_CNT, LC_PNODE, LC_LOADS, LC_STORES, LC_OBJECT,
+			  SET_END } },
 };
-static const int lock_order[LC__COUNT] = {
-	LC_RANK, LC_ADDR, LC_LOCK, LC_WAITS, LC_OBJECT, LC_SHARE, LC_BAR, LC_HITM, LC_LCL, LC_RMT, LC_VERDICT,
-	LC_PEER, LC_LOADS, LC_STORES, LC_LAT, LC_NODE, LC_CPUS, LC_THREADS, LC_SITES,
-};
+#define NSETS ((int)(sizeof(lines_sets) / sizeof(lines_sets[0])))
+
 /* A session of lock waits alone: its memory columns would all be 0 (and
- * CPUs/threads count memory samples): only the first LOCKONLY_NCOLS show. */
-#define LOCKONLY_NCOLS 5
-static const int lockonly_order[LC__COUNT] = {
-	LC_RANK, LC_ADDR, LC_LOCK, LC_WAITS, LC_OBJECT, LC_SHARE, LC_BAR, LC_HITM, LC_LCL, LC_RMT, LC_VERDICT,
-	LC_PEER, LC_LOADS, LC_STORES, LC_LAT, LC_NODE, LC_CPUS, LC_THREADS, LC_SITES,
-};
-static struct table_col mem_cols[LC__COUNT], lock_cols[LC__COUNT], lockonly_cols[LC__COUNT];
+ * CPUs/threads count memory samples): only these show, in every set. */
+static const int lockonly_order[] = { LC_RANK, LC_ADDR, LC_LOCK, LC_WAITS, LC_OBJECT };
 
 struct lines_priv {
 	struct store_line_row *rows;   /* the visible rows only */
@@ -76,7 +104,15 @@ struct lines_priv {
 	bool show_all;                 /* every line, not only shared ones */
 	bool locks;                    /* the session has lock waits */
 	bool lock_only;                /* ... and no memory samples */
-	const int *order;              /* table column -> enum lines_col */
+	int set;                       /* index into lines_sets */
+	int order[LC__COUNT];          /* table column -> enum lines_col */
+	int ncols;
+	struct table_col cols[LC__COUNT];
+	int drop[LC__COUNT];           /* table.drop: the heat bar goes first */
+	/* perf's Node and PA cnt of the visible rows (sets that show them):
+	 * the report's sample-order scan, for these rows only */
+	struct store_seq_line *seq;
+	bool want_phys;
 	/* Verdicts, computed once per view in the background (a scan of
 	 * every sample), by line address for lookups. */
 	struct typeinfo_verdict_row *verdicts;
@@ -198,6 +234,23 @@ static int lines_fetch_all(struct view *v, struct c2c_error *err)
 	return 0;
 }
 
+/* Node and PA cnt of the visible rows, when the set shows them: the
+ * report's query (store_query_lines_seq) for these rows alone. */
+static int lines_fetch_phys(struct view *v, struct c2c_error *err)
+{
+	struct lines_priv *p = v->priv;
+
+	free(p->seq);
+	p->seq = NULL;
+	if (!p->want_phys || !p->nrows)
+		return 0;
+	if (!(p->seq = calloc(p->nrows, sizeof(*p->seq))))
+		return c2c_error_set(err, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < p->nrows; i++)
+		p->seq[i].addr = p->rows[i].addr;
+	return store_query_lines_seq(v->ex->st, &v->ex->filter, STORE_COALESCE_DEFAULT, p->seq, p->nrows, err);
+}
+
 static int lines_fetch(struct view *v, struct c2c_error *err)
 {
 	struct lines_priv *p = v->priv;
@@ -229,6 +282,8 @@ static int lines_fetch(struct view *v, struct c2c_error *err)
 	p->nrows = n;
 	p->first = (uint64_t)v->table.top;
 	p->total = total;
+	if ((r = lines_fetch_phys(v, err)) < 0)
+		return r;
 	if ((long)total != v->table.nrows) {
 		/* The table shrank or grew (filter, live data): fetch again for
 		 * the clamped page. */
@@ -292,12 +347,55 @@ static void lines_wake(struct view *v)
 		view_message(v->ex, 1, "%s", err.msg);
 }
 
-static int col_of(const int *order, int c)
+static int col_of(const struct lines_priv *p, int c)
 {
-	for (int i = 0; i < LC__COUNT; i++)
-		if (order[i] == c)
+	for (int i = 0; i < p->ncols; i++)
+		if (p->order[i] == c)
 			return i;
-	return 0;
+	return -1;
+}
+
+/* Lays the table out as column set `set`: rank, address, the lock columns
+ * of a session with lock waits, then the set's columns. The sort stays
+ * when its column is in the new set, else it goes back to sort_lc. */
+static void lines_set_columns(struct view *v, int set, int sort_lc, bool desc)
+{
+	struct lines_priv *p = v->priv;
+	const int *cols = lines_sets[set].cols;
+	int n = 0;
+
+	p->set = set;
+	p->want_phys = false;
+	if (p->lock_only) {
+		for (size_t i = 0; i < sizeof(lockonly_order) / sizeof(lockonly_order[0]); i++)
+			p->order[n++] = lockonly_order[i];
+	} else {
+		p->order[n++] = LC_RANK;
+		p->order[n++] = LC_ADDR;
+		if (p->locks) {
+			p->order[n++] = LC_LOCK;
+			p->order[n++] = LC_WAITS;
+		}
+		for (int i = 0; cols[i] != SET_END && n < LC__COUNT; i++) {
+			if (p->locks && (cols[i] == LC_LOCK || cols[i] == LC_WAITS))
+				continue;
+			p->order[n++] = cols[i];
+			if (cols[i] == LC_PA_CNT || cols[i] == LC_PNODE)
+				p->want_phys = true;
+		}
+	}
+	p->ncols = n;
+	for (int i = 0; i < n; i++) {
+		p->cols[i] = lines_cols[p->order[i]];
+		p->drop[i] = p->order[i] == LC_BAR;
+	}
+	table_init(&v->table, p->cols, n);
+	v->table.drop = p->drop;
+	v->table.frozen = 2;   /* rank and address stay when scrolling columns */
+	v->table.sort_col = col_of(p, sort_lc);
+	if (v->table.sort_col < 0)
+		v->table.sort_col = col_of(p, p->lock_only ? LC_LOCK : LC_SHARE);
+	v->table.sort_desc = desc;
 }
 
 /* What an empty table says instead of "0 shown": why it is empty, what
@@ -365,19 +463,7 @@ static int lines_open(struct view *v, struct c2c_error *err)
 				 !c2c_stores_total(&sum->total);
 		p->locks = sum->lock_waits > 0;
 		p->lock_only = lock_only && !c2c_total_loads(&sum->total);
-		p->order = p->lock_only ? lockonly_order : p->locks ? lock_order : mem_order;
-		for (int i = 0; i < LC__COUNT; i++) {
-			mem_cols[i] = lines_cols[mem_order[i]];
-			lock_cols[i] = lines_cols[lock_order[i]];
-			lockonly_cols[i] = lines_cols[lockonly_order[i]];
-		}
-		if (p->lock_only)
-			table_init(&v->table, lockonly_cols, LOCKONLY_NCOLS);
-		else
-			table_init(&v->table, p->locks ? lock_cols : mem_cols, LC__COUNT);
-		v->table.frozen = 2;   /* rank and address stay when scrolling columns */
-		v->table.sort_col = col_of(p->order, lock_only ? LC_LOCK : LC_SHARE);
-		v->table.sort_desc = 1;
+		lines_set_columns(v, p->set, lock_only ? LC_LOCK : LC_SHARE, true);
 	}
 	if (!p->verdicts_done && !p->job) {
 		/* Once per view, in the background: the verdicts read every
@@ -405,6 +491,8 @@ static void lines_close(struct view *v)
 	p->rows = NULL;
 	free(p->all);
 	p->all = NULL;
+	free(p->seq);
+	p->seq = NULL;
 	free(p->verdicts);
 	p->verdicts = NULL;
 	p->verdicts_done = false;
@@ -457,12 +545,13 @@ static void lines_draw_row(struct view *v, long row, int selected)
 	snprintf(b[LC_RANK], sizeof(b[0]), "%" PRIu64, r->rank);
 	snprintf(b[LC_ADDR], sizeof(b[0]), "0x%" PRIx64, c2c_line_display(r->addr, v->ex->cacheline));
 	text_pct(b[LC_SHARE], sizeof(b[0]), (double)hitm, (double)tot);
-	text_count(b[LC_HITM], sizeof(b[0]), hitm, 6);
-	text_count(b[LC_LCL], sizeof(b[0]), r->stats.lcl_hitm, 6);
-	text_count(b[LC_RMT], sizeof(b[0]), r->stats.rmt_hitm, 6);
+	text_count(b[LC_HITM], sizeof(b[0]), hitm, 5);
+	text_count(b[LC_LCL], sizeof(b[0]), r->stats.lcl_hitm, 5);
+	text_count(b[LC_RMT], sizeof(b[0]), r->stats.rmt_hitm, 5);
 	text_count(b[LC_PEER], sizeof(b[0]), r->stats.tot_peer, 6);
-	text_count(b[LC_LOADS], sizeof(b[0]), c2c_total_loads(&r->stats), 7);
-	text_count(b[LC_STORES], sizeof(b[0]), c2c_stores_total(&r->stats), 7);
+	text_count(b[LC_LOADS], sizeof(b[0]), c2c_total_loads(&r->stats), 6);
+	/* perf's Stores (all stores), as report prints it */
+	text_count(b[LC_STORES], sizeof(b[0]), r->stats.store, 6);
 	snprintf(b[LC_LAT], sizeof(b[0]), "%.0f", store_lat_avg(&r->lat, STORE_LAT_LOAD));
 	if (r->home_node >= 0)
 		snprintf(b[LC_NODE], sizeof(b[0]), "%d", r->home_node);
@@ -478,6 +567,34 @@ static void lines_draw_row(struct view *v, long row, int selected)
 		snprintf(b[LC_LOCK], sizeof(b[0]), "-");
 		snprintf(b[LC_WAITS], sizeof(b[0]), "-");
 	}
+	/* perf's columns, as report_line_cols takes them from the same row */
+	text_count(b[LC_FB], sizeof(b[0]), r->stats.ld_fbhit, 5);
+	text_count(b[LC_L1], sizeof(b[0]), r->stats.ld_l1hit, 5);
+	text_count(b[LC_L2], sizeof(b[0]), r->stats.ld_l2hit, 5);
+	text_count(b[LC_LCLHIT], sizeof(b[0]), r->stats.ld_llchit, 6);
+	text_count(b[LC_LCLHITM], sizeof(b[0]), r->stats.lcl_hitm, 7);
+	text_count(b[LC_RMTHIT], sizeof(b[0]), r->stats.rmt_hit, 6);
+	text_count(b[LC_RMTHITM], sizeof(b[0]), r->stats.rmt_hitm, 7);
+	text_count(b[LC_DRAM_LCL], sizeof(b[0]), r->stats.lcl_dram, 7);
+	text_count(b[LC_DRAM_RMT], sizeof(b[0]), r->stats.rmt_dram, 7);
+	text_count(b[LC_LCL_PEER], sizeof(b[0]), r->stats.lcl_peer, 7);
+	text_count(b[LC_RMT_PEER], sizeof(b[0]), r->stats.rmt_peer, 7);
+	text_count(b[LC_RECORDS], sizeof(b[0]), c2c_total_records(&r->stats), 7);
+	text_count(b[LC_ST_L1HIT], sizeof(b[0]), r->stats.st_l1hit, 6);
+	text_count(b[LC_ST_L1MISS], sizeof(b[0]), r->stats.st_l1miss, 6);
+	text_count(b[LC_ST_NA], sizeof(b[0]), r->stats.st_na, 6);
+	if (p->seq && row - (long)p->first < (long)p->nrows) {
+		const struct store_phys *ph = &p->seq[row - (long)p->first].phys;
+		text_count(b[LC_PA_CNT], sizeof(b[0]), ph->pa_cnt, 6);
+		/* "N/A" with no memory topology, as perf prints it */
+		if (ph->node_mask)
+			c2c_bitmap_format(&ph->node_mask, 64, b[LC_PNODE], sizeof(b[0]));
+		else
+			snprintf(b[LC_PNODE], sizeof(b[0]), "N/A");
+	} else {
+		snprintf(b[LC_PA_CNT], sizeof(b[0]), "-");
+		snprintf(b[LC_PNODE], sizeof(b[0]), "-");
+	}
 	vr = verdict_of(p, r->addr);
 	snprintf(b[LC_VERDICT], sizeof(b[0]), "%s", !p->verdicts_done ? "..." :
 		 !vr || vr->v.verdict == LAYOUT_NONE ? "-" : layout_verdict_name(vr->v.verdict));
@@ -490,7 +607,7 @@ static void lines_draw_row(struct view *v, long row, int selected)
 	cells[LC_SHARE].elem = theme_heat(share);
 	if (vr && vr->v.verdict == LAYOUT_FALSE)
 		cells[LC_VERDICT].elem = TH_HEAT4;
-	for (int i = 0; i < LC__COUNT; i++)
+	for (int i = 0; i < p->ncols; i++)
 		ordered[i] = cells[p->order[i]];
 	table_draw_row(&v->table, y, ordered, selected);
 }
@@ -512,8 +629,9 @@ static void lines_title(struct view *v, char *buf, size_t size)
 	const struct table *t = &v->table;
 
 	if (!p->total) {
-		snprintf(buf, size, "%s: none  (sort: %s %s)",
+		snprintf(buf, size, "%s: none [%s]  (sort: %s %s)",
 			 p->show_all ? "All cache lines" : p->locks ? "Hot cache lines and locks" : "Hot cache lines",
+			 lines_sets[p->set].name,
 			 t->sort_col >= 0 ? t->cols[t->sort_col].title : "-", t->sort_desc ? "desc" : "asc");
 		return;
 	}
@@ -522,8 +640,10 @@ static void lines_title(struct view *v, char *buf, size_t size)
 			 t->sort_col >= 0 ? t->cols[t->sort_col].title : "-", t->sort_desc ? "desc" : "asc");
 		return;
 	}
-	snprintf(buf, size, "%s: %" PRIu64 " shown, share of %s%s  (sort: %s %s)",
-		 p->show_all ? "All cache lines" : p->locks ? "Hot cache lines and locks" : "Hot cache lines", p->total,
+	/* the set's name early: a narrow title is clipped at its end */
+	snprintf(buf, size, "%s: %" PRIu64 " shown [%s], share of %s%s  (sort: %s %s)",
+		 p->show_all ? "All cache lines" : p->locks ? "Hot cache lines and locks" : "Hot cache lines",
+		 p->total, lines_sets[p->set].name,
 		 v->ex->mode == STORE_MODE_PEER ? "" : view_mode_name(v->ex->mode),
 		 v->ex->mode == STORE_MODE_PEER ? "peer snoops" : " HITM",
 		 t->sort_col >= 0 ? t->cols[t->sort_col].title : "-", t->sort_desc ? "desc" : "asc");
@@ -538,6 +658,26 @@ static enum view_result lines_action(struct view *v, enum action a, struct view_
 		p->show_all = !p->show_all;
 		table_goto(&v->table, 0);
 		view_reply_message(reply, 0, "%s", p->show_all ? "all lines (a: shared lines only)" : "shared lines only (a: all lines)");
+		return VIEW_HANDLED | VIEW_REQUERY;
+	}
+	if (a == ACT_COLSET || a == ACT_COLSET_PREV) {
+		struct lines_priv *p = v->priv;
+		const struct table *t = &v->table;
+		int set = (p->set + (a == ACT_COLSET ? 1 : NSETS - 1)) % NSETS;
+
+		if (p->lock_only) {
+			view_reply_message(reply, 1, "no memory columns: the session has lock waits only");
+			return VIEW_HANDLED;
+		}
+		long cursor = t->cursor, top = t->top, nrows = t->nrows;
+
+		lines_set_columns(v, set, t->sort_col >= 0 ? p->order[t->sort_col] : LC_SHARE, t->sort_desc);
+		table_set_rows(&v->table, nrows);
+		table_restore(&v->table, cursor, top);
+		view_table_layout(v);
+		view_reply_message(reply, 0, "columns: %s (v: %s)", lines_sets[set].name,
+				   lines_sets[(set + 1) % NSETS].name);
+		/* a sort the new set has no column for went back to Share */
 		return VIEW_HANDLED | VIEW_REQUERY;
 	}
 	if (a == ACT_LOCKS) {
