@@ -112,9 +112,10 @@ bench: deps
 	@bench/run.sh build
 
 FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= fuzz_perfdata fuzz_tracepoint fuzz_session
 fuzz: deps
 	@$(MAKE) --no-print-directory build
-	@tests/fuzz/run.sh $(FUZZ_SECONDS)
+	@TARGETS="$(FUZZ_TARGETS)" tests/fuzz/run.sh $(FUZZ_SECONDS)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin

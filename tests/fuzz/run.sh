@@ -1,70 +1,153 @@
 #!/usr/bin/env bash
-# Fuzzes the perf.data reader for SECONDS (default 60): builds
-# tests/fuzz/fuzz_perfdata.c with clang's libFuzzer + ASan + UBSan (compiling
-# the reader's sources directly), then runs it with the real fixtures and
-# the hand-built files of test_perfdata_file as seed corpus. Prints one
-# result line (ok / not ok / skip). A crash leaves its reproducer in
-# build/fuzz/ and the line names it.
+# Fuzzes c2ctui's readers of outside input for SECONDS each (default 60),
+# each target built with clang's libFuzzer + ASan + UBSan from the sources
+# directly (rebuilt when one is newer than the binary):
+#   fuzz_perfdata   the perf.data reader; seeds: the real fixtures and the
+#                   hand-built files of test_perfdata_file
+#   fuzz_tracepoint the tracepoint format / tracing-data parser
+#                   (collector/tracepoint); seeds: tests/fuzz/seeds_tracepoint.c
+#   fuzz_session    the session opener (store_open + a few queries); seeds:
+#                   small real sessions imported from c2c-gen scenarios
+# TARGETS (default: all three) picks some; FUZZ_SEEDS_ONLY="NAME..." only
+# replays those targets' seeds. Prints one result line per
+# target (ok / not ok / skip). A crash leaves its reproducer in build/fuzz/
+# and the line names it.
 set -u
 secs=${1:-60}
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
 out=$top/build/fuzz
-name=fuzz_perfdata
+targets=${TARGETS:-fuzz_perfdata fuzz_tracepoint fuzz_session}
 CLANG=${CLANG:-$(command -v clang || command -v clang-14 || true)}
 if [ -z "$CLANG" ]; then
-  echo "skip - $name: clang is not installed"; exit 0
+  for t in $targets; do echo "skip - $t: clang is not installed"; done; exit 0
 fi
-# The working corpus (where new inputs go) persists in build/fuzz/corpus
-# unless C2C_FUZZ_CORPUS names another directory (the short run in make test
-# uses a fresh one, so its time goes to fuzzing, not to replaying).
-corpus=${C2C_FUZZ_CORPUS:-$out/corpus}
-mkdir -p "$corpus" "$out/seeds"
+mkdir -p "$out"
 if ! echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n){(void)d;(void)n;return 0;}' \
      | "$CLANG" -x c -fsanitize=fuzzer - -o "$out/probe" 2>/dev/null; then
-  echo "skip - $name: clang has no libFuzzer runtime"; exit 0
+  for t in $targets; do echo "skip - $t: clang has no libFuzzer runtime"; done; exit 0
 fi
-zstd_flags=$(pkg-config --cflags --libs libzstd 2>/dev/null || echo -lzstd)
-srcs=("tests/fuzz/$name.c" collector/perfdata/perf_record.c collector/perfdata/perfdata_*.c collector/base/error.c
-      collector/perfdata/perf_record.h collector/perfdata/perfdata.h collector/perfdata/perfdata_internal.h collector/base/error.h
-      collector/base/sample.h)
-stale=1
-if [ -x "$out/$name" ]; then
-  stale=0
-  for f in "${srcs[@]}"; do [ "$f" -nt "$out/$name" ] && stale=1; done
-fi
-# shellcheck disable=SC2086
-if [ $stale = 1 ] && ! "$CLANG" -std=c11 -D_GNU_SOURCE -g -O1 -I"$top" \
-     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-     tests/fuzz/$name.c collector/perfdata/perf_record.c collector/perfdata/perfdata_*.c collector/base/error.c \
-     $zstd_flags -o "$out/$name" 2>"$out/build.log"; then
-  echo "not ok - $name: the fuzzer does not build (see $out/build.log)"; exit 1
-fi
+export PKG_CONFIG_PATH=$top/build/libperf/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
+PKG_CONFIG=${PKG_CONFIG:-pkg-config}
+fails=0
 
-# Seeds: the real recordings and every file the unit test builds (both
-# byte orders, pipe format, compressed, damaged).
-fixtures=${C2C_FIXTURES:-$top/../shared/fixtures}
-seeds=()
-[ -d "$fixtures/real" ] && seeds+=("$fixtures/real")
-for b in "$top/build" "$top/build-asan"; do
-  if [ -x "$b/tests/test_perfdata_file" ]; then
-    C2C_PERFDATA_SEEDS="$out/seeds" "$b/tests/test_perfdata_file" >/dev/null 2>&1
-    break
+# build NAME SOURCES... -- FLAGS...: (re)builds $out/NAME; 0 or prints not ok.
+build() {
+  local name=$1; shift
+  local srcs=() stale=1
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do srcs+=("$1"); shift; done
+  shift
+  if [ -x "$out/$name" ]; then
+    stale=0
+    for f in "${srcs[@]}"; do [ "$f" -nt "$out/$name" ] && stale=1; done
   fi
-done
-seeds+=("$out/seeds")
+  [ $stale = 0 ] && return 0
+  local cs=()
+  for f in "${srcs[@]}"; do case "$f" in *.c) cs+=("$f") ;; esac; done
+  if ! "$CLANG" -std=c11 -D_GNU_SOURCE -g -O1 -I"$top" -fsanitize=fuzzer,address,undefined \
+       -fno-sanitize-recover=undefined "${cs[@]}" "$@" -o "$out/$name" 2>"$out/$name.build.log"; then
+    echo "not ok - $name: the fuzzer does not build (see $out/$name.build.log)"; return 1
+  fi
+}
 
-log=$out/$name.log
-UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
-"$out/$name" -max_total_time="$secs" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
-  -artifact_prefix="$out/" -print_final_stats=1 "$corpus" "${seeds[@]}" >"$log" 2>&1
-rc=$?
-runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$')
-if [ $rc -ne 0 ]; then
-  crash=$(grep -o "Test unit written to [^ ]*" "$log" | tail -1)
-  echo "not ok - $name: exit $rc after ${runs:-?} runs; ${crash:-see $log}"
-  grep -E 'ERROR|runtime error|SUMMARY' "$log" | head -5 | sed 's/^/# /'
-  exit 1
-fi
-echo "ok - $name: ${runs:-?} runs in ${secs}s, no crash (corpus $(find "$corpus" -type f | wc -l) files)"
+# run NAME MAX_LEN SEED_DIRS...: fuzzes for $secs seconds.
+run() {
+  local name=$1 maxlen=$2; shift 2
+  # The working corpus (where new inputs go) persists in build/fuzz/corpus*
+  # unless C2C_FUZZ_CORPUS names another directory (the short run in make
+  # test uses a fresh one, so its time goes to fuzzing, not to replaying).
+  local corpus=${C2C_FUZZ_CORPUS:-$out/corpus}
+  [ "$name" = fuzz_perfdata ] || corpus=$corpus-${name#fuzz_}
+  mkdir -p "$corpus"
+  local log=$out/$name.log
+  # FUZZ_SEEDS_ONLY names targets that only replay their seeds (a known
+  # crash the mutation finds at once would fail every short run).
+  local how=(-max_total_time="$secs")
+  case " ${FUZZ_SEEDS_ONLY:-} " in *" $name "*) how=(-runs=0) ;; esac
+  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  LSAN_OPTIONS=suppressions=$top/tests/fuzz/lsan.supp \
+  ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
+  "$out/$name" "${how[@]}" -max_len="$maxlen" -timeout=10 -rss_limit_mb=2048 \
+    -artifact_prefix="$out/$name-" -print_final_stats=1 "$corpus" "$@" >"$log" 2>&1
+  local rc=$?
+  local runs
+  runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$')
+  if [ $rc -ne 0 ]; then
+    local crash
+    crash=$(grep -o "Test unit written to [^ ]*" "$log" | tail -1)
+    echo "not ok - $name: exit $rc after ${runs:-?} runs; ${crash:-see $log}"
+    grep -E 'ERROR|runtime error|SUMMARY' "$log" | head -5 | sed 's/^/# /'
+    return 1
+  fi
+  if [ "${how[0]}" = -runs=0 ]; then
+    echo "ok - $name: its $(find "$@" -type f | wc -l) seeds replayed, no crash (not mutated: FUZZ_SEEDS_ONLY)"
+  else
+    echo "ok - $name: ${runs:-?} runs in ${secs}s, no crash (corpus $(find "$corpus" -type f | wc -l) files)"
+  fi
+}
+
+fixtures=${C2C_FIXTURES:-$top/../shared/fixtures}
+for name in $targets; do
+  case $name in
+  fuzz_perfdata)
+    zstd_flags=$($PKG_CONFIG --cflags --libs libzstd 2>/dev/null || echo -lzstd)
+    # shellcheck disable=SC2086
+    build $name tests/fuzz/$name.c collector/perfdata/perf_record.c collector/perfdata/perfdata_*.c \
+      collector/base/error.c collector/perfdata/perf_record.h collector/perfdata/perfdata.h \
+      collector/perfdata/perfdata_internal.h collector/base/error.h collector/base/sample.h -- $zstd_flags ||
+      { fails=1; continue; }
+    # Seeds: the real recordings and every file the unit test builds (both
+    # byte orders, pipe format, compressed, damaged).
+    mkdir -p "$out/seeds"
+    seeds=()
+    [ -d "$fixtures/real" ] && seeds+=("$fixtures/real")
+    for b in "$top/build" "$top/build-asan"; do
+      if [ -x "$b/tests/test_perfdata_file" ]; then
+        C2C_PERFDATA_SEEDS="$out/seeds" "$b/tests/test_perfdata_file" >/dev/null 2>&1
+        break
+      fi
+    done
+    seeds+=("$out/seeds")
+    run $name 65536 "${seeds[@]}" || fails=1 ;;
+  fuzz_tracepoint)
+    te_flags=$($PKG_CONFIG --cflags --libs libtraceevent 2>/dev/null || echo -ltraceevent)
+    # shellcheck disable=SC2086
+    build $name tests/fuzz/$name.c collector/tracepoint/tp_decoder.c collector/tracepoint/tp_tracing_data.c \
+      collector/tracepoint/tp_tracefs.c collector/base/error.c collector/tracepoint/tracepoint.h \
+      collector/tracepoint/tp_priv.h -- $te_flags || { fails=1; continue; }
+    mkdir -p "$out/seeds-tracepoint"
+    if ! "$CLANG" -std=c11 -D_GNU_SOURCE -O1 -I"$top" tests/fuzz/seeds_tracepoint.c tests/gen/pdw_tracing.c \
+         -o "$out/seeds_tracepoint" 2>"$out/seeds_tracepoint.build.log" ||
+       ! "$out/seeds_tracepoint" "$out/seeds-tracepoint"; then
+      echo "not ok - $name: the seeds do not build (see $out/seeds_tracepoint.build.log)"; fails=1; continue
+    fi
+    run $name 16384 "$out/seeds-tracepoint" || fails=1 ;;
+  fuzz_session)
+    # The whole store and collector, as c2ctui links them.
+    mapfile -t srcs < <(find store collector -name '*.[ch]' | sort)
+    # shellcheck disable=SC2046
+    build $name tests/fuzz/$name.c "${srcs[@]}" -- \
+      $($PKG_CONFIG --cflags --libs libperf sqlite3 libtraceevent libdw libelf libbpf libzstd capstone) \
+      -lpthread -lm || { fails=1; continue; }
+    # Seeds: small sessions of c2c-gen scenarios, vacuumed to 512-byte
+    # pages so a mutation lands in few pages (c2ctui writes 16 KiB ones).
+    sdir=$out/seeds-session
+    mkdir -p "$sdir"
+    bin=""
+    for b in "$top/build" "$top/build-asan" "$top/build-j"; do
+      [ -x "$b/c2ctui" ] && [ -x "$b/tools/c2c-gen" ] && { bin=$b; break; }
+    done
+    if [ -n "$bin" ] && [ -z "$(ls -A "$sdir")" ]; then
+      for sc in false-sharing lock-tracepoints; do
+        "$bin/tools/c2c-gen" --scenario $sc --samples 300 -o "$out/$sc.data" >/dev/null 2>&1 &&
+          rm -f "$sdir/$sc.db" &&
+          "$bin/c2ctui" import -q "$out/$sc.data" -o "$sdir/$sc.db" >/dev/null 2>&1 &&
+          { command -v sqlite3 >/dev/null && sqlite3 "$sdir/$sc.db" "PRAGMA page_size = 512; VACUUM;" || true; }
+        rm -f "$out/$sc.data"
+      done
+    fi
+    run $name 1048576 "$sdir" || fails=1 ;;
+  *) echo "not ok - $name: no such fuzz target"; fails=1 ;;
+  esac
+done
+exit $fails
