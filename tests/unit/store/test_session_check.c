@@ -39,7 +39,7 @@ static void test_runaway_query_is_stopped(void)
 			      " SELECT count(*) FROM r;", NULL, NULL, NULL);
 	double dt = now_s() - t0;
 	CHECK(rc == SQLITE_INTERRUPT);
-	CHECK(dt < 10.0);
+	CHECK(dt < 60.0);  /* work-bounded: about a second alone, longer on a loaded machine */
 	/* the next statement has its own budget */
 	CHECK(sqlite3_exec(db, "SELECT 1;", NULL, NULL, NULL) == SQLITE_OK);
 	sqlite3_close(db);
