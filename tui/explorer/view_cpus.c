@@ -101,7 +101,7 @@ static uint64_t key_of(const struct cn_row *r, const struct sort_ctx *c)
 	case SK_RMT: return r->stats.rmt_hitm;
 	case SK_PEER: return r->stats.tot_peer;
 	case SK_LOADS: return c2c_total_loads(&r->stats);
-	case SK_STORES: return c2c_stores_total(&r->stats);
+	case SK_STORES: return r->stats.store;   /* perf's Total stores, as report */
 	case SK_LAT: return (uint64_t)(store_lat_avg(&r->lat, STORE_LAT_LOAD) * 1000.0);
 	case SK_RECORDS: return c2c_total_records(&r->stats);
 	case SK_WAITS: return r->lock.waits;
@@ -329,7 +329,7 @@ static void draw_row_at(struct view *v, int nodes, long row, int selected)
 	text_count(b[CC_HITM], sizeof(b[0]), h, 7);
 	text_count(b[CC_LCL], sizeof(b[0]), r->stats.lcl_hitm, 7);
 	text_count(b[CC_RMT], sizeof(b[0]), r->stats.rmt_hitm, 7);
-	text_count(b[CC_STORES], sizeof(b[0]), c2c_stores_total(&r->stats), 8);
+	text_count(b[CC_STORES], sizeof(b[0]), r->stats.store, 8);
 	text_count(b[CC_LOADS], sizeof(b[0]), c2c_total_loads(&r->stats), 8);
 	text_count(b[CC_PEER], sizeof(b[0]), r->stats.tot_peer, 7);
 	text_count(b[CC_RECORDS], sizeof(b[0]), c2c_total_records(&r->stats), 8);

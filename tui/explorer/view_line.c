@@ -112,7 +112,7 @@ static uint64_t key_of(const struct c2c_stats *s, const struct store_lat *lat, e
 	case SK_RMT: return s->rmt_hitm;
 	case SK_PEER: return s->tot_peer;
 	case SK_LOADS: return c2c_total_loads(s);
-	case SK_STORES: return c2c_stores_total(s);
+	case SK_STORES: return s->store;   /* perf's Total stores, as report */
 	case SK_LAT: return (uint64_t)(store_lat_avg(lat, STORE_LAT_LOAD) * 1000.0);
 	case SK_RMT_CYC:
 		return (uint64_t)(store_lat_avg(lat, mode == STORE_MODE_PEER ? STORE_LAT_RMT_PEER : STORE_LAT_RMT_HITM) * 1000.0);
@@ -510,7 +510,7 @@ static void draw_off_row(struct view *v, long row, int selected)
 	text_count(b[OC_LCL], sizeof(b[0]), o->stats.lcl_hitm, 6);
 	text_count(b[OC_RMT], sizeof(b[0]), o->stats.rmt_hitm, 6);
 	text_count(b[OC_PEER], sizeof(b[0]), o->stats.tot_peer, 6);
-	text_count(b[OC_STORES], sizeof(b[0]), c2c_stores_total(&o->stats), 7);
+	text_count(b[OC_STORES], sizeof(b[0]), o->stats.store, 7);
 	text_count(b[OC_LOADS], sizeof(b[0]), c2c_total_loads(&o->stats), 7);
 	snprintf(b[OC_LAT], sizeof(b[0]), "%.0f", store_lat_avg(&o->lat, STORE_LAT_LOAD));
 	snprintf(b[OC_CPUS], sizeof(b[0]), "%u", o->nr_cpus);
@@ -552,7 +552,7 @@ static void draw_site_row(struct view *v, long row, int selected)
 	text_count(b[SC_HITM], sizeof(b[0]), view_hitm(&s->stats, mode), 6);
 	text_count(b[SC_LCL], sizeof(b[0]), s->stats.lcl_hitm, 6);
 	text_count(b[SC_RMT], sizeof(b[0]), s->stats.rmt_hitm, 6);
-	text_count(b[SC_STORES], sizeof(b[0]), c2c_stores_total(&s->stats), 7);
+	text_count(b[SC_STORES], sizeof(b[0]), s->stats.store, 7);
 	text_count(b[SC_LOADS], sizeof(b[0]), c2c_total_loads(&s->stats), 7);
 	snprintf(b[SC_CPUS], sizeof(b[0]), "%u", s->nr_cpus);
 	snprintf(b[SC_LAT], sizeof(b[0]), "%.0f", store_lat_avg(&s->lat, STORE_LAT_LOAD));
@@ -641,7 +641,7 @@ static void line_draw(struct view *v)
 		snprintf(buf, sizeof(buf), "%s  home node %s  HITM %" PRIu64 " (lcl %" PRIu64 ", rmt %" PRIu64
 			 ")  peer %" PRIu64 "  loads %" PRIu64 "  stores %" PRIu64 "  CPUs %u  nodes %s  threads %u",
 			 obj, home, i->stats.tot_hitm, i->stats.lcl_hitm, i->stats.rmt_hitm, i->stats.tot_peer,
-			 c2c_total_loads(&i->stats), c2c_stores_total(&i->stats), i->nr_cpus, len ? nodes : "-",
+			 c2c_total_loads(&i->stats), i->stats.store, i->nr_cpus, len ? nodes : "-",
 			 i->nr_threads);
 	}
 	term_field(v->y, 0, v->w, TH_HEADER, buf);
