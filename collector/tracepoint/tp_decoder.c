@@ -84,7 +84,25 @@ int tp_decoder_add_format(struct tp_decoder *dec, const char *sys, const char *b
 			  struct c2c_error *err)
 {
 	struct tep_event *ev = NULL;
+	/* Fields are read by name; the "print fmt" is never used, and
+	 * libtraceevent dereferences NULL on one that names a field the format
+	 * lacks (found by fuzz_tracepoint: a crafted perf.data's tracing data
+	 * could crash an import). Parse the format with an empty one. */
+	static const char empty_fmt[] = "print fmt: \"\"\n";
+	const char *pf = memmem(buf, len, "\nprint fmt:", 11);
+	char *copy = NULL;
+	if (pf) {
+		size_t keep = (size_t)(pf - buf) + 1;
+		copy = malloc(keep + sizeof(empty_fmt));
+		if (!copy)
+			return c2c_error_set(err, -ENOMEM, "out of memory");
+		memcpy(copy, buf, keep);
+		memcpy(copy + keep, empty_fmt, sizeof(empty_fmt));
+		buf = copy;
+		len = keep + sizeof(empty_fmt) - 1;
+	}
 	enum tep_errno rc = tep_parse_format(dec->tep, &ev, buf, len, sys);
+	free(copy);
 
 	if (rc != 0 || !ev) {
 		char msg[128] = "";

@@ -6,11 +6,10 @@
 # own clang ASan+UBSan builds, so they run once per suite: with the plain
 # build directory, not again for build-asan.
 #
-# fuzz_tracepoint only replays its seeds here: mutation finds within
-# seconds a NULL dereference inside the system's libtraceevent
-# (tep_parse_format, on a print fmt naming a field the format lacks;
-# reproducer: tests/fuzz/crashes/tracepoint-print-fmt-unknown-field.bin)
-# until collector/tracepoint guards against it; `make fuzz` mutates it.
+# tests/fuzz/crashes holds inputs that once crashed a target, replayed as
+# seeds: tracepoint-print-fmt-unknown-field.bin made libtraceevent
+# dereference NULL (a print fmt naming a field the format lacks) until
+# tp_decoder.c stopped handing it the print fmt.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
 case "$C2C_BUILD" in
@@ -20,5 +19,5 @@ case "$C2C_BUILD" in
     done
     exit 0 ;;
 esac
-C2C_FUZZ_CORPUS="$E2E_TMP/corpus" FUZZ_SEEDS_ONLY="${C2C_FUZZ_SEEDS_ONLY-fuzz_tracepoint}" \
+C2C_FUZZ_CORPUS="$E2E_TMP/corpus" FUZZ_SEEDS_ONLY="${C2C_FUZZ_SEEDS_ONLY-}" \
   "$C2C_TOP/tests/fuzz/run.sh" "${C2C_FUZZ_SECONDS:-15}"

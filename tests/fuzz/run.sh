@@ -121,7 +121,8 @@ for name in $targets; do
        ! "$out/seeds_tracepoint" "$out/seeds-tracepoint"; then
       echo "not ok - $name: the seeds do not build (see $out/seeds_tracepoint.build.log)"; fails=1; continue
     fi
-    run $name 16384 "$out/seeds-tracepoint" || fails=1 ;;
+    # tests/fuzz/crashes: inputs that once crashed (kept as regressions).
+    run $name 16384 "$out/seeds-tracepoint" "$top/tests/fuzz/crashes" || fails=1 ;;
   fuzz_session)
     # The whole store and collector, as c2ctui links them.
     mapfile -t srcs < <(find store collector -name '*.[ch]' | sort)
