@@ -22,22 +22,13 @@ when a number differs or a table cannot be read.
 """
 import collections
 import json
-import os
 import re
 import sys
 
 MERGE = {("Data", "object"), ("Code", "site")}
 ARROWS = "▲▼^v"
 bad = []
-known = []
 compared = [0]
-# A mismatch found by this test and reported to the view's owner (issue
-# 13), listed apart (a skip line) until the fix lands; C2C_STRICT=1 fails
-# on it: the report's stores are perf's "Total stores" (every store,
-# uncached and without an address too), the hot lines showed L1 hit + L1
-# miss + N/A (the line, its sites and the CPUs views show the report's).
-KNOWN = {("lines", "Stores")}
-VIEW = [None]
 
 
 def spans(text):
@@ -99,11 +90,7 @@ def want(where, what, shown, expect, ok=None):
     compared[0] += 1
     good = ok(shown, expect) if ok else shown == str(expect)
     if not good:
-        msg = "%s: %s shows %r, report says %r" % (where, what, shown, expect)
-        if os.environ.get("C2C_STRICT") != "1" and (VIEW[0], what) in KNOWN:
-            known.append(msg)
-        else:
-            bad.append(msg)
+        bad.append("%s: %s shows %r, report says %r" % (where, what, shown, expect))
 
 
 def total_loads(s):
@@ -225,19 +212,18 @@ def cmd_lines(lines, d):
 
 def best(cands, run):
     """Runs the checks against each candidate, keeps the one with fewest mismatches."""
-    global bad, known
+    global bad
     keep = None
     for l in cands:
-        saved = (bad, known, compared[0])
-        bad, known = [], []
+        saved = (bad, compared[0])
+        bad = []
         run(l)
-        trial = (bad, known, compared[0] - saved[2])
-        bad, known, compared[0] = saved
-        if keep is None or len(trial[0]) + len(trial[1]) < len(keep[0]) + len(keep[1]):
+        trial = (bad, compared[0] - saved[1])
+        bad, compared[0] = saved
+        if keep is None or len(trial[0]) < len(keep[0]):
             keep = trial
     bad += keep[0]
-    known += keep[1]
-    compared[0] += keep[2]
+    compared[0] += keep[1]
 
 
 def line_row(where, c, l, mode, mtot, lock_lines, shown_all):
@@ -446,16 +432,11 @@ def main():
     lines = open(screen, encoding="utf-8").read().splitlines()
     lines += [""] * (6 - len(lines)) if len(lines) < 6 else []
     d = json.load(open(js))
-    VIEW[0] = cmd
     {"lines": cmd_lines, "line": cmd_line, "cpus": cmd_cpus}[cmd](lines, d)
     for b in bad[:12]:
         print("# " + b)
     if len(bad) > 12:
         print("# ... %d more" % (len(bad) - 12))
-    for b in known[:3]:
-        print("known: " + b)
-    if len(known) > 3:
-        print("known: ... %d more" % (len(known) - 3))
     print("compared %d" % compared[0])
     sys.exit(1 if bad else 0)
 
