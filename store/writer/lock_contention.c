@@ -5,7 +5,10 @@
  * sessions without lock tracepoints, and older ones, have none. */
 #include "store/store.h"
 
+#include <errno.h>
 #include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "store/base/base.h"
 #include "store/writer/writer_priv.h"
@@ -15,14 +18,12 @@ static const char schema[] =
 	" time INTEGER, pid INTEGER, tid INTEGER, lock_addr INTEGER, flags INTEGER, wait_ns INTEGER,"
 	" key INTEGER, caller TEXT);";
 
-int store_add_lock_event(struct store *st, const struct store_lock_event *e, struct c2c_error *err)
+/* Inserts one event (the writer's transaction is open, the sample thread idle). */
+static int write_event(struct store *st, const struct store_lock_event *e, struct c2c_error *err)
 {
-	struct store_writer *w;
-	int r = store_begin_write(st, err);
+	struct store_writer *w = st->writer;
+	int r;
 
-	if (r < 0)
-		return r;
-	w = st->writer;
 	if (!w->lock_event) {
 		if ((r = store_exec(st, schema, err)) < 0 ||
 		    (r = store_prepare(st, &w->lock_event, "INSERT INTO lock_contention (mode, kind, time, pid,"
@@ -48,4 +49,47 @@ int store_add_lock_event(struct store *st, const struct store_lock_event *e, str
 	else
 		sqlite3_bind_null(s, 10);
 	return store_step_done(st, s, true, err, "writing a lock contention event");
+}
+
+int store_add_lock_event(struct store *st, const struct store_lock_event *e, struct c2c_error *err)
+{
+	struct store_writer *w = st->writer;
+	int r;
+
+	if (!st->writable)
+		return c2c_error_set(err, -EROFS, "%s: opened read-only", st->path);
+	/* A bulk load keeps them for the commit: writing one now would wait
+	 * for the sample thread to drain its queue, for every lock sample. */
+	if (w->bulk) {
+		if (store_grow((void **)&w->lev, &w->caplev, w->nlev + 1, sizeof(*w->lev)) < 0)
+			return c2c_error_set(err, -ENOMEM, "out of memory");
+		struct store_lock_event *k = &w->lev[w->nlev];
+		*k = *e;
+		if (e->caller && !(k->caller = strdup(e->caller)))
+			return c2c_error_set(err, -ENOMEM, "out of memory");
+		w->nlev++;
+		w->pending++;
+		return 0;
+	}
+	if ((r = store_begin_write(st, err)) < 0)
+		return r;
+	return write_event(st, e, err);
+}
+
+int store_lock_events_flush(struct store *st, struct c2c_error *err)
+{
+	struct store_writer *w = st->writer;
+	int r = 0;
+
+	for (size_t i = 0; i < w->nlev && r == 0; i++)
+		r = write_event(st, &w->lev[i], err);
+	store_lock_events_free(w);
+	return r;
+}
+
+void store_lock_events_free(struct store_writer *w)
+{
+	for (size_t i = 0; i < w->nlev; i++)
+		free((void *)w->lev[i].caller);
+	w->nlev = 0;
 }

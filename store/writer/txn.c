@@ -80,13 +80,16 @@ int store_commit(struct store *st, struct c2c_error *err)
 
 	if (!st->writable)
 		return c2c_error_set(err, -EROFS, "%s: opened read-only", st->path);
-	if (!st->writer->in_txn)
+	if (!st->writer->in_txn && !st->writer->nlev)
 		return 0;
+	if (!st->writer->in_txn && (r = store_begin_write(st, err)) < 0)
+		return r;
 	if ((r = store_sample_sync(st, err)) < 0)
 		return r;
 	if (agg_worker_drain(st->aggs->worker) < 0)
 		return c2c_error_set(err, -ENOMEM, "out of memory while aggregating samples");
 	if ((r = store_defer_flush(st, err)) < 0 || (r = store_flush_samples(st, err)) < 0 ||
+	    (r = store_lock_events_flush(st, err)) < 0 ||
 	    (r = store_time_blocks_flush(st, err)) < 0 || (r = agg_flush(&st->aggs->agg, st, "main", err)) < 0 ||
 	    (r = store_write_counters(st, err)) < 0)
 		return r;

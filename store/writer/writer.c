@@ -589,6 +589,8 @@ void store_writer_free(struct store *st)
 	for (int i = 0; i < STMT__MAX; i++)
 		sqlite3_finalize(w->stmt[i]);
 	sqlite3_finalize(w->lock_event);
+	store_lock_events_free(w);
+	free(w->lev);
 	store_batch_stmts_free(st);
 	agg_table_fini(&w->sites);
 	agg_table_fini(&w->dsyms);

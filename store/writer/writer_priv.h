@@ -66,7 +66,14 @@ struct store_writer {
 	uint64_t *dsym_start;        /* dsym id -> symbol start (ids are dense rowids) */
 	size_t nr_dsym_start;
 	sqlite3_stmt *lock_event;    /* lock_contention INSERT (store/writer/lock_contention.c) */
+	struct store_lock_event *lev; /* bulk loads: lock events written at the next commit */
+	size_t nlev, caplev;
 };
+
+/* Writes the lock events a bulk load kept for the commit, in order
+ * (store/writer/lock_contention.c); frees them. */
+int store_lock_events_flush(struct store *st, struct c2c_error *err);
+void store_lock_events_free(struct store_writer *w);
 
 /* ---- the batch transaction (store/writer/txn.c) ------------------------- */
 
