@@ -13,6 +13,8 @@
 #include "store/base/base.h"
 #include "store/writer/writer_priv.h"
 
+enum { LOCK_EVENT_BLOCK = 16384 };
+
 static const char schema[] =
 	"CREATE TABLE IF NOT EXISTS lock_contention (id INTEGER PRIMARY KEY, mode INTEGER, kind INTEGER,"
 	" time INTEGER, pid INTEGER, tid INTEGER, lock_addr INTEGER, flags INTEGER, wait_ns INTEGER,"
@@ -69,6 +71,11 @@ int store_add_lock_event(struct store *st, const struct store_lock_event *e, str
 			return c2c_error_set(err, -ENOMEM, "out of memory");
 		w->nlev++;
 		w->pending++;
+		/* Bounded: a block at a time (one wait for the sample thread per
+		 * block, not per event; memory stays small). */
+		if (w->nlev >= LOCK_EVENT_BLOCK && ((r = store_begin_write(st, err)) < 0 ||
+						    (r = store_lock_events_flush(st, err)) < 0))
+			return r;
 		return 0;
 	}
 	if ((r = store_begin_write(st, err)) < 0)
