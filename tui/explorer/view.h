@@ -209,6 +209,10 @@ void view_timing(const char *name, double ms);
 void view_table_layout(struct view *v);
 /* Draws the heading and every visible row with ops->draw_row. */
 void view_table_draw(struct view *v);
+/* Sorts rows (n of elem bytes) by comparing their indices with cmp_idx(ctx),
+ * so ties keep the given order whatever the direction; -ENOMEM. */
+int view_sort_rows(void **rows, size_t n, size_t elem, int (*cmp_idx)(const void *, const void *, void *),
+		   void *ctx);
 /* Whether text matches a symbol/name (case-insensitive substring) or, for
  * "0x..." text, whether addr <= value < addr + size. */
 bool view_match(const char *text, const char *name, uint64_t addr, uint64_t size);

@@ -5,6 +5,7 @@
 #include "tui/term/term.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -100,4 +101,26 @@ const char *view_mode_name(enum store_mode mode)
 	default:
 		return "tot";
 	}
+}
+
+int view_sort_rows(void **rows, size_t n, size_t elem, int (*cmp_idx)(const void *, const void *, void *),
+		   void *ctx)
+{
+	size_t *idx = malloc(n * sizeof(*idx));
+	char *out = malloc(n * elem);
+
+	if (!idx || !out) {
+		free(idx);
+		free(out);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		idx[i] = i;
+	qsort_r(idx, n, sizeof(*idx), cmp_idx, ctx);
+	for (size_t i = 0; i < n; i++)
+		memcpy(out + i * elem, (const char *)*rows + idx[i] * elem, elem);
+	free(idx);
+	free(*rows);
+	*rows = out;
+	return 0;
 }

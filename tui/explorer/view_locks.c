@@ -83,27 +83,11 @@ static int cmp_row(const void *a, const void *b, void *arg)
 	return c->desc ? -r : r;
 }
 
-/* Sorts indices, so ties keep the store's (perf's) order either way. */
 static int sort_rows(struct view *v, struct locks_priv *p)
 {
 	struct sort_ctx c = { p->rows, v->table.cols[v->table.sort_col].sort_key, v->table.sort_desc };
-	size_t *idx = malloc(p->n * sizeof(*idx));
-	struct store_lock_list_row *out = malloc(p->n * sizeof(*out));
 
-	if (!idx || !out) {
-		free(idx);
-		free(out);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < p->n; i++)
-		idx[i] = i;
-	qsort_r(idx, p->n, sizeof(*idx), cmp_row, &c);
-	for (size_t i = 0; i < p->n; i++)
-		out[i] = p->rows[idx[i]];
-	free(idx);
-	free(p->rows);
-	p->rows = out;
-	return 0;
+	return view_sort_rows((void **)&p->rows, p->n, sizeof(*p->rows), cmp_row, &c);
 }
 
 static int locks_open(struct view *v, struct c2c_error *err)
