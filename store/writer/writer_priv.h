@@ -70,8 +70,10 @@ struct store_writer {
 	size_t nlev, caplev;
 };
 
+/* One lock_contention row, the transaction open (store/writer/lock_events.c). */
+int store_lock_event_write(struct store *st, const struct store_lock_event *e, struct c2c_error *err);
 /* Writes the lock events a bulk load kept for the commit, in order
- * (store/writer/lock_contention.c); frees them. */
+ * (store/writer/lock_events.c); frees them. */
 int store_lock_events_flush(struct store *st, struct c2c_error *err);
 void store_lock_events_free(struct store_writer *w);
 
