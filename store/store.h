@@ -84,11 +84,45 @@ const char *store_data_path(const struct store *st);
 #define STORE_META_RECORDED_AT   "recorded_at"    /* unix seconds, UTC */
 #define STORE_META_GENERATED     "generated"      /* "1" when made by the test generator */
 #define STORE_META_FINALIZED     "finalized"      /* "1" once store_finalize ran */
+#define STORE_META_STOP_REASON   "stop_reason"    /* why the producer stopped early (one sentence) */
+#define STORE_META_WRITER_PID    "writer_pid"     /* the process that created the session */
+#define STORE_META_WRITER_HOST   "writer_host"    /* and its host */
 
 int store_set_meta(struct store *st, const char *key, const char *value, struct c2c_error *err);
 /* Copies the value into buf (NUL-terminated, truncated to size). Returns
  * its full length, or -ENOENT when the key is absent. */
 int store_get_meta(struct store *st, const char *key, char *buf, size_t size);
+
+/* ------------------------------------------------------------------ */
+/* Whether a session is complete (store/base/status.c)                 */
+
+enum store_state {
+	STORE_STATE_COMPLETE = 0,   /* finalized, nothing cut short */
+	STORE_STATE_PARTIAL,        /* finalized, but stopped early or its input was damaged */
+	STORE_STATE_UNFINISHED,     /* never finalized: its writer was killed or crashed */
+	STORE_STATE_COLLECTING,     /* not finalized, and its writer is still running */
+};
+
+struct store_status {
+	enum store_state state;
+	const char *state_name;      /* "complete", "partial", "unfinished", "collecting" */
+	char why[512];               /* one sentence; "" when complete */
+	char note[256];              /* what was skipped without loss (unknown record kinds or
+	                                features of a newer perf); "" when none */
+	char source_kind[16];        /* "import", "record", "live" or "" */
+	uint64_t samples, lock_waits;
+	uint64_t bytes_dropped, unknown_records, bad_records, unknown_features, bad_features;
+	int64_t writer_pid;          /* 0 unknown */
+};
+/* Reads what the session says of itself: the finalized marker, the
+ * producer's stop reason and the damage counters. */
+int store_get_status(struct store *st, struct store_status *out);
+/* One line for every front end: "PATH: partial session: WHY". Empty when
+ * complete and nothing was skipped. */
+void store_status_line(const struct store_status *s, const char *path, char *buf, size_t size);
+/* Producers: why the session ended early (interrupted, disk full, damaged
+ * input). Kept with the session and shown by every reader. */
+int store_set_stop_reason(struct store *st, const char *why, struct c2c_error *err);
 
 /* ------------------------------------------------------------------ */
 /* Events, CPU topology, counters                                       */
@@ -127,6 +161,8 @@ enum store_counter {
 	STORE_CNT_BYTES_DROPPED,    /* truncated tail etc. */
 	STORE_CNT_QUEUE_DROPS,      /* live: samples dropped between reader and writer */
 	STORE_CNT_SIDEBAND,         /* side-band records stored (mmap/comm/task) */
+	STORE_CNT_BAD_RECORDS,      /* records skipped, damaged (a subset of UNKNOWN_RECORDS) */
+	STORE_CNT_BAD_FEATURES,     /* header features skipped, damaged (a subset of UNKNOWN_FEATURES) */
 	STORE_CNT__MAX
 };
 /* Counter name as stored in the counters table ("samples", "lost", ...). */

@@ -20,6 +20,7 @@ struct store {
 	char *path;
 	char *scratch;               /* STORE_OPEN_SCRATCH: the private copy (removed at close) */
 	bool writable;
+	bool recovered;              /* read through a private copy whose hot journal was rolled back */
 	uint32_t line_size;          /* cache line size of the session */
 	bool time_blocks;            /* the session keeps sample_time_blocks
 	                                (store/writer/time_blocks.c turns it off) */

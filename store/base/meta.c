@@ -22,6 +22,8 @@ const char *const store_counter_names[STORE_CNT__MAX] = {
 	[STORE_CNT_BYTES_DROPPED] = "bytes_dropped",
 	[STORE_CNT_QUEUE_DROPS] = "queue_drops",
 	[STORE_CNT_SIDEBAND] = "sideband",
+	[STORE_CNT_BAD_RECORDS] = "bad_records",
+	[STORE_CNT_BAD_FEATURES] = "bad_features",
 };
 
 const char *store_counter_name(enum store_counter c)

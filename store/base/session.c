@@ -146,6 +146,24 @@ static void load_line_size(struct store *st)
 	}
 }
 
+/* Who writes the session: a reader of an unfinished session tells a
+ * collection still running from one that was killed (store/base/status.c). */
+static int write_writer_meta(struct store *st, struct c2c_error *err)
+{
+	char host[256] = "";
+	char *sql;
+	int r;
+
+	gethostname(host, sizeof(host) - 1);
+	sql = sqlite3_mprintf("INSERT INTO meta (key, value) VALUES ('%q', '%d'), ('%q', %Q);", STORE_META_WRITER_PID,
+			      (int)getpid(), STORE_META_WRITER_HOST, host);
+	if (!sql)
+		return c2c_error_set(err, -ENOMEM, "out of memory");
+	r = store_exec(st, sql, err);
+	sqlite3_free(sql);
+	return r;
+}
+
 int store_create(struct store **out, const char *path, struct c2c_error *err)
 {
 	struct store *st;
@@ -153,17 +171,29 @@ int store_create(struct store **out, const char *path, struct c2c_error *err)
 	int r;
 
 	*out = NULL;
-	if (access(path, F_OK) == 0)
-		return c2c_error_set(err, -EEXIST, "%s: already exists (remove it or choose another name)", path);
+	/* Made here, exclusively: of two commands creating the same file at
+	 * once one gets -EEXIST and leaves the other's file alone. SQLite
+	 * takes an empty file as a new database. */
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		r = -errno;
+		if (r == -EEXIST)
+			return c2c_error_set(err, r, "%s: already exists (remove it or choose another name)", path);
+		return c2c_error_set(err, r, "%s: cannot create: %s", path, strerror(-r));
+	}
+	close(fd);
 	st = store_alloc(path, true);
-	if (!st)
+	if (!st) {
+		unlink(path);
 		return c2c_error_set(err, -ENOMEM, "out of memory");
+	}
 	st->writable = true;
 	if (sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL)
 	    != SQLITE_OK) {
 		r = c2c_error_set(err, -EIO, "%s: cannot create: %s", path,
 				  st->db ? sqlite3_errmsg(st->db) : "out of memory");
 		store_free(st);
+		unlink(path);
 		return r;
 	}
 	if (store_guard_connection(st->db, path) < 0) {
@@ -186,6 +216,7 @@ int store_create(struct store **out, const char *path, struct c2c_error *err)
 	    (r = agg_create_tables(st, "main", err)) < 0 ||
 	    (r = store_time_blocks_create(st, err)) < 0 ||
 	    (r = store_exec(st, sql, err)) < 0 ||
+	    (r = write_writer_meta(st, err)) < 0 ||
 	    (r = store_exec(st, "PRAGMA user_version = " /* keep in step with STORE_SCHEMA_VERSION */ "1;", err)) < 0 ||
 	    (r = store_exec(st, "COMMIT;", err)) < 0 ||
 	    (r = prepare_stmts(st, err)) < 0 ||
@@ -299,6 +330,85 @@ static bool wal_needs_shm(int rc, const char *path)
 	return access(dir, W_OK) != 0;
 }
 
+/* A rollback journal beside the file that still holds pages: the write
+ * that made it never finished (SQLite calls it hot). */
+static bool hot_journal(const char *path)
+{
+	char j[4200];
+	struct stat sb;
+
+	snprintf(j, sizeof(j), "%s-journal", path);
+	return stat(j, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0;
+}
+
+static int copy_file(const char *from, const char *to)
+{
+	int in = open(from, O_RDONLY | O_CLOEXEC), out = -1, r = 0;
+	char buf[1 << 16];
+	ssize_t n;
+
+	if (in < 0)
+		return -errno;
+	if ((out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0) {
+		r = -errno;
+		close(in);
+		return r;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n) {
+			r = errno ? -errno : -EIO;
+			break;
+		}
+	if (n < 0)
+		r = -errno;
+	close(in);
+	if (close(out) < 0 && !r)
+		r = -errno;
+	return r;
+}
+
+/* The session and its hot journal copied under $TMPDIR and opened there
+ * (SQLite rolls the journal back in the copy); removed at close, like a
+ * scratch copy. The status then says the file was read this way. */
+static int open_recovered(struct store **out, const char *path, struct c2c_error *err)
+{
+	const char *tmpdir = getenv("TMPDIR");
+	char tmp[4096], jfrom[4200], jto[4200];
+	int fd, r;
+
+	snprintf(tmp, sizeof(tmp), "%s/c2ctui-recover.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+	if ((fd = mkstemp(tmp)) < 0)
+		return c2c_error_set(err, -errno, "%s: its journal needs rolling back, and a private copy cannot be made "
+				     "in %s: %s", path, tmpdir && *tmpdir ? tmpdir : "/tmp", strerror(errno));
+	close(fd);
+	snprintf(jfrom, sizeof(jfrom), "%s-journal", path);
+	snprintf(jto, sizeof(jto), "%s-journal", tmp);
+	if ((r = copy_file(path, tmp)) < 0 || (r = copy_file(jfrom, jto)) < 0) {
+		store_remove_files(tmp, NULL);
+		return c2c_error_set(err, r, "%s: its journal needs rolling back, and a private copy cannot be made in "
+				     "%s: %s", path, tmpdir && *tmpdir ? tmpdir : "/tmp", strerror(-r));
+	}
+	if ((r = store_open(out, tmp, STORE_OPEN_APPEND, err)) < 0) {
+		store_remove_files(tmp, NULL);
+		return r;
+	}
+	char *orig = strdup(path), *copy = strdup(tmp);
+	if (!orig || !copy) {
+		free(orig);
+		free(copy);
+		store_close(*out);
+		*out = NULL;
+		store_remove_files(tmp, NULL);
+		return c2c_error_set(err, -ENOMEM, "out of memory");
+	}
+	free((*out)->path);
+	(*out)->path = orig;
+	(*out)->scratch = copy;
+	(*out)->writable = false;   /* a reader: what it computes stays in the copy anyway */
+	(*out)->recovered = true;
+	return 0;
+}
+
 /* STORE_OPEN_SCRATCH: the session, checked as any read-only open, copied
  * page by page (SQLite's backup) into a private file under $TMPDIR that is
  * then opened writable; messages still name the original. */
@@ -403,6 +513,19 @@ int store_open(struct store **out, const char *path, unsigned flags, struct c2c_
 			return r;
 		}
 		rc = read_user_version(st, &version);
+	}
+	if (rc != SQLITE_OK && !st->writable && rc == SQLITE_READONLY && hot_journal(path)) {
+		/* A write was cut (a killed import or record): its journal must
+		 * be rolled back before the file reads as its last commit. Done
+		 * on a private copy, so that reading never changes the file. */
+		store_free(st);
+		return open_recovered(out, path, err);
+	}
+	if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED) {
+		r = c2c_error_set(err, -EBUSY, "%s: cannot read the session: %s (another c2ctui import or record is "
+				  "writing it now: read it when that has finished)", path, sqlite3_errstr(rc));
+		store_free(st);
+		return r;
 	}
 	if (rc != SQLITE_OK) {
 		/* SQLite's own words: busy, locked, read-only, corrupt, not a

@@ -143,6 +143,9 @@ static int side_load(struct store *st, struct diff_session *info, struct side *o
 	if ((rc = store_query_summary(st, &q.filter, &sum, err)) < 0)
 		return rc;
 	snprintf(info->path, sizeof(info->path), "%s", store_path(st));
+	store_get_status(st, &info->status);
+	if (info->status.state != STORE_STATE_COMPLETE)
+		store_status_line(&info->status, info->path, info->status_line, sizeof(info->status_line));
 	info->samples = sum.nr_samples;
 	info->hitm = sum.total.tot_hitm;
 	info->seconds = sum.time_last > sum.time_first ? (double)(sum.time_last - sum.time_first) / 1e9

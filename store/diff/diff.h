@@ -77,6 +77,8 @@ struct diff_session {
 	bool has_locks;           /* holds perf's lock contention table */
 	bool locks_stale;         /* lock waits recorded, but imported before that table */
 	uint64_t lock_contended, lock_wait_ns;  /* sums of the caller table */
+	struct store_status status;             /* complete, or why not */
+	char status_line[700];                  /* "" when complete */
 };
 
 struct diff_result {

@@ -3,6 +3,7 @@
  * ingest (the rules shared with live) and commits in big transactions. */
 #include "store/ingest/import_pipeline.h"
 
+#include "collector/base/appendf.h"
 #include "collector/c2c/c2c.h"
 #include "collector/perfdata/perfdata.h"
 #include "collector/symbols/symbols.h"
@@ -12,6 +13,7 @@
 #include "store/store.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +22,9 @@
 #include <unistd.h>
 
 #define DEFAULT_BATCH 16000000     /* a commit rewrites every changed aggregate row: few of them */
+/* ... but at least one a second, so that a killed import keeps nearly
+ * everything it read (the session then says it was never finalized). */
+#define COMMIT_EVERY_NS 1000000000ull
 struct pipeline {
 	struct perfdata *pd;
 	struct store *st;
@@ -33,6 +38,7 @@ struct pipeline {
 	uint64_t lost_samples;        /* sum of LOST_SAMPLES records' counts */
 	struct timespec t0;
 	uint64_t last_progress_ns;
+	uint64_t last_commit_ns;
 };
 
 static uint64_t now_ns(void)
@@ -217,6 +223,33 @@ static int write_header(struct pipeline *pl, struct c2c_error *err)
 	return 0;
 }
 
+/* ---- commits and how the import ended ---------------------------------------- */
+
+static int commit(struct pipeline *pl, struct c2c_error *err)
+{
+	pl->last_commit_ns = now_ns();
+	return store_commit(pl->st, err);
+}
+
+/* What cut the import short, kept in the session for every reader: the
+ * signal that stopped it, or the reader's sentence about the damage. */
+static int write_stop_reason(struct pipeline *pl, int read_rc, const struct c2c_error *rerr, struct c2c_error *err)
+{
+	char why[512];
+
+	if (pl->res->interrupted) {
+		int sig = pl->res->signal;
+		const char *abbrev = sig > 0 ? sigabbrev_np(sig) : NULL;
+		snprintf(why, sizeof(why), "import interrupted%s%s after %" PRIu64 " records; the rest of %s was not read",
+			 abbrev ? " by SIG" : "", abbrev ? abbrev : "", pl->res->records, perfdata_path(pl->pd));
+	} else if (read_rc < 0) {
+		c2c_appendf(why, sizeof(why), 0, "damaged input: %s", rerr->msg[0] ? rerr->msg : "read error");
+	} else {
+		return 0;
+	}
+	return store_set_stop_reason(pl->st, why, err);
+}
+
 /* ---- records --------------------------------------------------------------- */
 
 static void show_progress(struct pipeline *pl, bool last)
@@ -316,6 +349,7 @@ int import_pipeline_run(struct perfdata *pd, struct store *st, const struct impo
 	pl.opt = opt;
 	pl.res = result;
 	clock_gettime(CLOCK_MONOTONIC, &pl.t0);
+	pl.last_commit_ns = now_ns();
 
 	struct symtab_options so = { .symfs = opt ? opt->symfs : NULL, .kallsyms = opt ? opt->kallsyms : NULL };
 	if (!so.kallsyms)
@@ -323,6 +357,11 @@ int import_pipeline_run(struct perfdata *pd, struct store *st, const struct impo
 	/* Tracepoint payloads (lock contention) are decoded when the file
 	 * carries their formats; pipe files may deliver them later. */
 	if ((r = ingest_new(&pl.in, st, &so, err)) < 0)
+		goto out;
+	/* What the session is, committed before the first sample: a session
+	 * killed early still names its source (and a rerun can redo it). */
+	if ((r = store_set_meta(st, STORE_META_SOURCE_KIND, "import", err)) < 0 ||
+	    (r = store_set_meta(st, STORE_META_SOURCE, perfdata_path(pd), err)) < 0 || (r = commit(&pl, err)) < 0)
 		goto out;
 	/* The header is written at the first sample: in pipe-format files the
 	 * attrs and header features arrive as records before it. */
@@ -335,14 +374,20 @@ int import_pipeline_run(struct perfdata *pd, struct store *st, const struct impo
 		}
 		if ((r = handle(&pl, &rec, err)) < 0)
 			goto out;
-		if (store_pending(st) >= batch && (r = store_commit(st, err)) < 0)
+		if (store_pending(st) >= batch && (r = commit(&pl, err)) < 0)
 			goto out;
 		if (opt && opt->stop && *opt->stop) {
 			result->interrupted = true;
+			result->signal = (int)*opt->stop;
 			break;
 		}
-		if (!(result->records & 0xffff))
-			show_progress(&pl, false);
+		if (!(result->records & 0xfff)) {
+			if (store_pending(st) && now_ns() - pl.last_commit_ns >= COMMIT_EVERY_NS &&
+			    (r = commit(&pl, err)) < 0)
+				goto out;
+			if (!(result->records & 0xffff))
+				show_progress(&pl, false);
+		}
 	}
 	show_progress(&pl, true);
 	if ((!header_done && (r = write_header(&pl, err)) < 0) || (header_done && (r = write_events(&pl, err)) < 0))
@@ -352,9 +397,14 @@ int import_pipeline_run(struct perfdata *pd, struct store *st, const struct impo
 	result->unknown_records = ps->unknown_records + ps->bad_records + ps->unknown_id_samples;
 	result->bytes_dropped = ps->dropped_bytes;
 	result->truncated = ps->truncated;
+	result->bad_records = ps->bad_records + ps->unknown_id_samples;
+	result->bad_features = h->nr_bad_features;
 	if ((r = store_add_counter(st, STORE_CNT_UNKNOWN_RECORDS, result->unknown_records, err)) < 0 ||
+	    (r = store_add_counter(st, STORE_CNT_BAD_RECORDS, result->bad_records, err)) < 0 ||
 	    (r = store_add_counter(st, STORE_CNT_UNKNOWN_FEATURES, h->nr_unknown_features + h->nr_bad_features, err)) < 0 ||
+	    (r = store_add_counter(st, STORE_CNT_BAD_FEATURES, h->nr_bad_features, err)) < 0 ||
 	    (r = store_add_counter(st, STORE_CNT_BYTES_DROPPED, ps->dropped_bytes, err)) < 0 ||
+	    (r = write_stop_reason(&pl, rc, &rerr, err)) < 0 ||
 	    (r = store_commit(st, err)) < 0)
 		goto out;
 	/* Everything read is committed: from here on the session is valid. */
@@ -401,6 +451,7 @@ int import_pipeline_file_ex(const char *perf_data, const char *db_path, const st
 		perfdata_close(pd);
 		return r;
 	}
+	result->created = true;
 	if ((r = store_set_bulk_load(st, true, err)) < 0) {
 		store_close(st);
 		perfdata_close(pd);

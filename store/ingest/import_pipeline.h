@@ -37,8 +37,9 @@ struct import_options {
 	void *progress_ctx;
 	uint64_t batch;              /* samples per transaction (0: 500000) */
 	/* Checked between records: when it becomes non-zero the import
-	 * commits what it has and stops with -EINTR (the session is valid).
-	 * Point it at a flag a SIGINT/SIGTERM handler sets. NULL: none. */
+	 * commits what it has and stops with -EINTR (the session is valid,
+	 * and says it was interrupted). Point it at a flag a SIGINT/SIGTERM
+	 * handler sets to the signal's number. NULL: none. */
 	volatile sig_atomic_t *stop;
 	/* The source is a generated (test) file: stored as the "generated" flag. */
 	bool generated;
@@ -54,8 +55,12 @@ struct import_result {
 	uint64_t unknown_records;    /* records skipped */
 	uint64_t bytes_dropped;      /* damaged/truncated tail not read */
 	bool truncated;              /* the data section was cut short */
+	uint64_t bad_records;        /* of which damaged (or of no known event) */
+	uint32_t bad_features;       /* header features that did not parse */
 	bool interrupted;            /* stopped by opt->stop */
+	int signal;                  /* the value *opt->stop had (the signal) */
 	bool session_valid;          /* the output is a usable session (even on error) */
+	bool created;                /* the output file was made by this import */
 	double seconds;              /* wall time */
 };
 

@@ -268,6 +268,13 @@ int live_session_stop(struct live_session *ls, struct c2c_error *err)
 			*err = *werr;
 		/* Keep what was committed: still finalize below. */
 	}
+	if (rc < 0) {
+		/* Said by every reader of the session (a full disk may refuse
+		 * even this: the session then reads as never finalized). */
+		char why[600];
+		snprintf(why, sizeof(why), "collection stopped early: %s", err && err->msg[0] ? err->msg : "error");
+		store_set_stop_reason(ls->st, why, NULL);
+	}
 	{
 		int r2 = live_ingest_write_counters(ls->li, &ls->last_counts, rc < 0 ? NULL : err);
 		if (r2 == 0)

@@ -5,6 +5,7 @@
 #include "tui/cmd/commands.h"
 #include "store/ingest/import_pipeline.h"
 #include "store/store.h"
+#include "store/base/session_files.h"
 #include "tui/cmd/session_input.h"
 
 #include <errno.h>
@@ -14,13 +15,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static volatile sig_atomic_t stop_flag;
 
 static void on_signal(int sig)
 {
-	(void)sig;
-	stop_flag = 1;
+	stop_flag = sig;  /* the session says which signal stopped it */
 }
 
 static void usage(FILE *out)
@@ -28,12 +29,72 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: c2ctui import [-i] perf.data -o S.db [options]\n"
 		"  -i, --input FILE     the perf.data to import (or give it as the argument)\n"
-		"  -o, --output FILE    the session file to create (must not exist)\n"
+		"  -o, --output FILE    the session file to create (must not exist, unless -f;\n"
+		"                       an unfinished import of the same perf.data is redone)\n"
+		"  -f, --force          replace FILE if it exists\n"
 		"      --symfs DIR      look for binaries under DIR (like perf --symfs)\n"
 		"  -k, --kallsyms FILE  kernel symbols (default: /proc/kallsyms when recorded on this host)\n"
 		"      --batch N        samples per transaction (default 16000000)\n"
 		"  -q, --quiet          no progress line and no summary\n"
 		"  -h, --help           this text\n");
+}
+
+/* An existing -o: replaced with -f; redone when it is an import of the
+ * same perf.data that never finished (killed); else refused. Returns 0
+ * when the way is clear, else 1 after one line on stderr. */
+static int clear_output(const char *input, const char *output, bool force)
+{
+	struct c2c_error err = { 0 };
+	struct store_status stat;
+	struct store *st = NULL;
+	char src[4096] = "";
+	bool redo = false;
+
+	if (access(output, F_OK) != 0)
+		return 0;
+	if (!force && store_open(&st, output, STORE_OPEN_RDONLY, &err) == 0) {
+		store_get_status(st, &stat);
+		store_get_meta(st, STORE_META_SOURCE, src, sizeof(src));
+		redo = stat.state == STORE_STATE_UNFINISHED && !strcmp(stat.source_kind, "import") && !strcmp(src, input);
+		store_close(st);
+	}
+	if (!force && !redo) {
+		fprintf(stderr, "c2ctui import: %s exists (use -f to replace it)\n", output);
+		return 1;
+	}
+	if (redo)
+		fprintf(stderr, "c2ctui import: note: %s is an unfinished import of %s (killed?): importing it again\n",
+			output, input);
+	if (store_remove_files(output, &err) < 0) {
+		fprintf(stderr, "c2ctui import: %s\n", err.msg);
+		return 1;
+	}
+	return 0;
+}
+
+/* After an import that read everything it could: damage the reader
+ * stepped over (records, header features) is said in one line, and is
+ * not a success. Returns the exit status. */
+static int say_status(const char *output)
+{
+	struct c2c_error err = { 0 };
+	struct store_status stat;
+	struct store *st = NULL;
+	char line[1024];
+	int rc = 0;
+
+	if (store_open(&st, output, STORE_OPEN_RDONLY, &err) < 0) {
+		fprintf(stderr, "c2ctui import: %s\n", err.msg);
+		return 1;
+	}
+	store_get_status(st, &stat);
+	store_status_line(&stat, output, line, sizeof(line));
+	if (line[0])
+		fprintf(stderr, "c2ctui import: %s%s\n", stat.state == STORE_STATE_COMPLETE ? "note: " : "", line);
+	if (stat.state != STORE_STATE_COMPLETE)
+		rc = 1;
+	store_close(st);
+	return rc;
 }
 
 /* Says on stderr what perf report says about the same recording, in
@@ -81,6 +142,7 @@ int cmd_import(int argc, char **argv)
 		{ "kallsyms", required_argument, NULL, 'k' },
 		{ "batch", required_argument, NULL, OPT_BATCH },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -88,11 +150,11 @@ int cmd_import(int argc, char **argv)
 	struct import_result res;
 	struct c2c_error err = { 0 };
 	const char *input = NULL, *output = NULL;
-	bool quiet = false;
+	bool quiet = false, force = false;
 	int c, r;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:o:k:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:o:k:qfh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			input = optarg;
@@ -120,6 +182,9 @@ int cmd_import(int argc, char **argv)
 		case 'q':
 			quiet = true;
 			break;
+		case 'f':
+			force = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -139,6 +204,8 @@ int cmd_import(int argc, char **argv)
 							     : "where to? give the session file with -o S.db");
 		return 2;
 	}
+	if (clear_output(input, output, force))
+		return 1;
 	if (!quiet)
 		opt.progress = cmd_import_progress;
 	opt.stop = &stop_flag;
@@ -157,14 +224,18 @@ int cmd_import(int argc, char **argv)
 		/* One line; when the input was damaged or the import stopped,
 		 * it also says that the session holds what was read. */
 		if (res.session_valid)
-			fprintf(stderr, "c2ctui import: %s; %s is a valid session with the %" PRIu64 " samples read\n",
-				err.msg, output, res.samples);
-		else
+			fprintf(stderr, "c2ctui import: %s; %s is a valid partial session with the %" PRIu64
+				" samples read (it says so when read)\n", err.msg, output, res.samples);
+		else if (res.created)
 			fprintf(stderr, "c2ctui import: %s; no session written (%s removed)\n", err.msg, output);
+		else
+			fprintf(stderr, "c2ctui import: %s\n", err.msg);
 		return 1;
 	}
 	if (!quiet)
 		warn_lost(output, &res);
+	if (say_status(output))
+		return 1;
 	if (!quiet)
 		printf("%s -> %s: %" PRIu64 " samples, %" PRIu64 " lock waits, %" PRIu64 " side-band records%s (%.2f s)\n",
 		       input, output, res.samples, res.lock_waits, res.sideband,

@@ -113,8 +113,9 @@ int cmd_record(int argc, char **argv)
 	rc = live_session_new(&ls, cli.output, &cli.opt, "record", cli.cmdline, &err);
 	if (rc < 0) {
 		fprintf(stderr, "c2ctui record: %s\n", err.msg);
-		/* Do not leave a half-made file behind a failed start. */
-		if (stat(cli.output, &st) == 0)
+		/* Do not leave a half-made file behind a failed start (but a
+		 * file another command made meanwhile is not ours). */
+		if (rc != -EEXIST && stat(cli.output, &st) == 0)
 			store_remove_files(cli.output, NULL);
 		live_cli_fini(&cli);
 		return 1;

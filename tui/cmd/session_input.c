@@ -18,8 +18,7 @@ static volatile sig_atomic_t import_stop;
 
 static void on_signal(int sig)
 {
-	(void)sig;
-	import_stop = 1;
+	import_stop = sig;
 }
 
 /* perf.data magic, both byte orders ("PERFILE2" read little/big endian). */
@@ -52,6 +51,7 @@ void cmd_import_progress(void *ctx, const struct import_progress *p)
 static int import_stoppable(const char *path, const char *db, bool progress, struct c2c_error *err)
 {
 	struct import_options io;
+	struct import_result res;
 	struct sigaction sa, old_int, old_term;
 	int rc;
 
@@ -65,9 +65,13 @@ static int import_stoppable(const char *path, const char *db, bool progress, str
 	import_stop = 0;
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
-	rc = import_pipeline_file(path, db, &io, err);
+	rc = import_pipeline_file_ex(path, db, &io, &res, err);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
+	/* A damaged perf.data gives what could be read, as perf does; the
+	 * session says it is partial wherever it is shown. Ctrl-C stops. */
+	if (rc < 0 && rc != -EINTR && res.session_valid)
+		return 0;
 	return rc;
 }
 

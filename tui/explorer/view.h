@@ -142,6 +142,7 @@ struct explorer {
 	struct store_summary summary;
 	uint64_t time_base;               /* first sample of the whole session */
 	char host[128], cpu_desc[128], os_release[96], events[256];
+	char status_line[700];       /* the session is not complete: why ("" when it is) */
 	uint32_t cacheline;
 	int collecting;
 	int rows, cols;

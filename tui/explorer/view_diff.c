@@ -4,6 +4,7 @@
  * member that moved to its own cache line shows its HITM gone. The rows
  * come from store/diff/diff.h, computed once by `c2ctui diff`. */
 #include "tui/explorer/view.h"
+#include "collector/base/appendf.h"
 #include "tui/term/term.h"
 #include "tui/explorer/view_diff.h"
 #include "tui/explorer/view_layout.h"
@@ -131,8 +132,14 @@ static void diff_draw(struct view *v)
 static void diff_title(struct view *v, char *buf, size_t size)
 {
 	const struct diff_result *r = result_of(v);
+	size_t len = 0;
 
-	snprintf(buf, size, "Diff: %zu lines; before %.2f s %llu HITM, after %.2f s %llu HITM "
+	/* Either session not complete: said first (the header says why for
+	 * the after session; report --diff says it for both). */
+	if (r->before.status.state != STORE_STATE_COMPLETE || r->after.status.state != STORE_STATE_COMPLETE)
+		len = c2c_appendf(buf, size, 0, "[before: %s session, after: %s session] ",
+				  r->before.status.state_name, r->after.status.state_name);
+	c2c_appendf(buf, size, len, "Diff: %zu lines; before %.2f s %llu HITM, after %.2f s %llu HITM "
 		 "[Enter: layout before|after, a: assign type]", r->nlines, r->before.seconds,
 		 (unsigned long long)r->before.hitm, r->after.seconds,
 		 (unsigned long long)r->after.hitm);

@@ -436,6 +436,8 @@ static void reload_summary(struct explorer *ex)
 	busy(ex, "working...");
 	if (summary_load(ex, &err) < 0)
 		view_message(ex, 1, "%s", err.msg);
+	if (summary_height(ex) != ex->header_h)
+		layout(ex);  /* the session's status line came or went */
 	view_invalidate(ex);
 }
 

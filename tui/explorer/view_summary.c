@@ -44,6 +44,13 @@ int summary_load(struct explorer *ex, struct c2c_error *err)
 	r = store_query_summary(ex->st, &ex->filter, &ex->summary, err);
 	if (r < 0)
 		return r;
+	/* A partial, unfinished or damaged session says so on every screen
+	 * (a live session being collected is expected to be unfinished). */
+	struct store_status status;
+	store_get_status(ex->st, &status);
+	ex->status_line[0] = '\0';
+	if (!ex->collecting && status.state != STORE_STATE_COMPLETE)
+		store_status_line(&status, store_path(ex->st), ex->status_line, sizeof(ex->status_line));
 	if (ex->summary.cacheline_size)
 		ex->cacheline = ex->summary.cacheline_size;
 	return 0;
@@ -51,8 +58,7 @@ int summary_load(struct explorer *ex, struct c2c_error *err)
 
 int summary_height(const struct explorer *ex)
 {
-	(void)ex;
-	return 3;
+	return ex->status_line[0] ? 4 : 3;
 }
 
 /* Draws "label value" pairs left to right; stops when the row is full. */
@@ -146,4 +152,8 @@ void summary_draw(struct explorer *ex)
 	window_text(ex, v, sizeof(v));
 	x = pair(2, x, w, "window", v);
 	pair(2, x, w, "events", ex->events);
+	if (ex->status_line[0]) {
+		term_blank(3, 0, w, TH_ERROR);
+		term_text(3, 0, w, TH_ERROR, ex->status_line);
+	}
 }

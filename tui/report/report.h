@@ -68,6 +68,10 @@ struct report_model {
 	struct store_lock_row *locks;
 	struct store_lock_site_row *top_site;
 	size_t nlocks;
+	/* Whether the session is complete, and the one line that says it
+	 * when it is not ("" for a complete session). */
+	struct store_status status;
+	char status_line[1024];
 };
 /* How many locks the report lists (the rest is summed in the totals). */
 #define REPORT_MAX_LOCKS 20
@@ -75,6 +79,11 @@ struct report_model {
 int report_model_build(struct report_model *m, struct store *st, const char *input,
 		       const struct report_opts *o, struct c2c_error *err);
 void report_model_fini(struct report_model *m);
+
+/* The session's state for JSON ("session": {...}) and CSV (a header row
+ * and a value row whose first column is kind, e.g. "session"). */
+void report_json_status(FILE *out, const struct store_status *s);
+void report_csv_status(FILE *out, const char *kind, const struct store_status *s);
 
 /* ---- derived values, one definition for all printers ---- */
 

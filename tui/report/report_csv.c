@@ -29,10 +29,23 @@ static void cvalues(FILE *out, const char *kind, const struct report_value *v, s
 	}
 }
 
+void report_csv_status(FILE *out, const char *kind, const struct store_status *s)
+{
+	fprintf(out, "%s,state,samples,lock_waits,bytes_dropped,bad_records,bad_features,why,note\n", kind);
+	fprintf(out, "%s,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",", kind, s->state_name, s->samples,
+		s->lock_waits, s->bytes_dropped, s->bad_records, s->bad_features);
+	report_csv_str(out, s->why);
+	fputc(',', out);
+	report_csv_str(out, s->note);
+	fputc('\n', out);
+}
+
 int report_print_csv(const struct report_model *m, FILE *out)
 {
 	struct report_value v[64];
 	size_t n;
+
+	report_csv_status(out, "session", &m->status);
 
 	n = report_trace_values(m, v, 64);
 	cvalues(out, "trace", v, n);

@@ -4,6 +4,7 @@
  * in each build, then kernel lock waits by caller and type. */
 #include "tui/report/report_diff.h"
 #include "tui/report/escape.h"
+#include "tui/report/report.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -65,6 +66,8 @@ static void session_line(const char *label, const struct diff_session *s, FILE *
 		fprintf(out, "  %" PRIu64 " lock waits  %.3f ms waiting", s->lock_contended,
 			(double)s->lock_wait_ns / 1e6);
 	fputc('\n', out);
+	if (s->status_line[0])
+		fprintf(out, "  # %s\n", s->status_line);
 }
 
 /* lock values: "-" on the side that has no such row */
@@ -251,6 +254,8 @@ void report_diff_csv(const struct diff_result *r, FILE *out)
 {
 	static const char vcols[] = "records,loads,stores,hitm,lcl_hitm,rmt_hitm,hitm_per_s,"
 				    "hitm_per_1k_samples,load_lat";
+	report_csv_status(out, "session_before", &r->before.status);
+	report_csv_status(out, "session_after", &r->after.status);
 	fprintf(out, "section,key,match,status,verdict_before,verdict_after");
 	for (int s = 0; s < 2; s++) {
 		char cols[256];
@@ -360,9 +365,11 @@ void report_diff_json(const struct diff_result *r, FILE *out)
 		fprintf(out, "%s\"%s\":{\"path\":", s ? "," : "", s ? "after" : "before");
 		report_json_str(out, ss[s]->path);
 		fprintf(out, ",\"samples\":%llu,\"seconds\":%.3f,\"hitm\":%llu,\"lock_waits\":%" PRIu64
-			",\"lock_wait_ns\":%" PRIu64 "}",
+			",\"lock_wait_ns\":%" PRIu64 ",\"session\":",
 			(unsigned long long)ss[s]->samples, ss[s]->seconds,
 			(unsigned long long)ss[s]->hitm, ss[s]->lock_contended, ss[s]->lock_wait_ns);
+		report_json_status(out, &ss[s]->status);
+		fputc('}', out);
 	}
 	fprintf(out, ",\"lines\":[");
 	for (size_t i = 0; i < r->nlines; i++) {

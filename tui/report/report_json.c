@@ -138,6 +138,23 @@ static void jline(const struct report_model *m, const struct report_line *l, FIL
 	fputs("]}", out);
 }
 
+void report_json_status(FILE *out, const struct store_status *s)
+{
+	fputc('{', out);
+	jkey(out, "state"); report_json_str(out, s->state_name); fputc(',', out);
+	jkey(out, "complete"); fputs(s->state == STORE_STATE_COMPLETE ? "true," : "false,", out);
+	jkey(out, "why"); s->why[0] ? report_json_str(out, s->why) : (void)fputs("null", out); fputc(',', out);
+	jkey(out, "note"); s->note[0] ? report_json_str(out, s->note) : (void)fputs("null", out); fputc(',', out);
+	jkey(out, "source_kind"); report_json_str(out, s->source_kind); fputc(',', out);
+	U("samples", s->samples);
+	U("lock_waits", s->lock_waits);
+	U("bytes_dropped", s->bytes_dropped);
+	U("unknown_records", s->unknown_records);
+	U("bad_records", s->bad_records);
+	U("unknown_features", s->unknown_features);
+	jkey(out, "bad_features"); fprintf(out, "%" PRIu64 "}", s->bad_features);
+}
+
 int report_print_json(const struct report_model *m, FILE *out)
 {
 	struct report_value v[64];
@@ -146,6 +163,7 @@ int report_print_json(const struct report_model *m, FILE *out)
 	fputc('{', out);
 	U("c2ctui_report", 1);
 	jkey(out, "input"); report_json_str(out, m->input); fputc(',', out);
+	jkey(out, "session"); report_json_status(out, &m->status); fputc(',', out);
 	jkey(out, "display"); report_json_str(out, c2c_display_key(m->display)); fputc(',', out);
 	jkey(out, "sort_on"); report_json_str(out, report_sort_title(m)); fputc(',', out);
 	jkey(out, "grouping"); report_json_str(out, m->cl_sort); fputc(',', out);

@@ -185,6 +185,8 @@ int report_model_build(struct report_model *m, struct store *st, const char *inp
 	m->input = input;
 	m->opts = *o;
 	filter_from_opts(&f, o);
+	store_get_status(st, &m->status);
+	store_status_line(&m->status, input, m->status_line, sizeof(m->status_line));
 
 	if (store_get_meta(st, STORE_META_ARCH, m->arch, sizeof(m->arch)) < 0)
 		m->arch[0] = '\0';

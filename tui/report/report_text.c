@@ -194,6 +194,9 @@ int report_print_text(const struct report_model *m, FILE *out)
 	struct report_value v[64];
 	size_t n;
 
+	/* A session that is not complete says so before any number. */
+	if (m->status_line[0])
+		fprintf(out, "# %s\n\n", m->status_line);
 	if (lock_only(m)) {
 		/* the events, said once that there is no memory sample, the locks */
 		print_details(m, out);
