@@ -45,8 +45,6 @@ struct store;
 enum store_open_flags {
 	STORE_OPEN_RDONLY = 0,   /* queries only */
 	STORE_OPEN_APPEND = 1,   /* queries + writer (continue a session) */
-	STORE_OPEN_SCRATCH = 2,  /* queries + writer on a private copy, removed at close:
-	                            what is computed while reading (types) never reaches the file */
 };
 
 /* Creates a new session file at path (fails if it exists). WAL mode. */
@@ -60,8 +58,9 @@ int store_open(struct store **st, const char *path, unsigned flags, struct c2c_e
 void store_close(struct store *st);
 /* The path given to create/open. */
 const char *store_path(const struct store *st);
-/* The file that holds the data: the path, or a scratch copy's file. Another
- * handle on the same data opens this. */
+/* The file that holds the data: the path, or the private copy a session
+ * with a hot journal is read through. Another handle on the same data
+ * opens this. */
 const char *store_data_path(const struct store *st);
 
 /* ------------------------------------------------------------------ */

@@ -18,7 +18,7 @@ struct store_query_state;   /* store/query/query.h */
 struct store {
 	sqlite3 *db;
 	char *path;
-	char *scratch;               /* STORE_OPEN_SCRATCH: the private copy (removed at close) */
+	char *scratch;               /* the private copy a hot journal was rolled back in (removed at close) */
 	bool writable;
 	bool recovered;              /* read through a private copy whose hot journal was rolled back */
 	uint32_t line_size;          /* cache line size of the session */

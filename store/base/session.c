@@ -409,67 +409,6 @@ static int open_recovered(struct store **out, const char *path, struct c2c_error
 	return 0;
 }
 
-/* STORE_OPEN_SCRATCH: the session, checked as any read-only open, copied
- * page by page (SQLite's backup) into a private file under $TMPDIR that is
- * then opened writable; messages still name the original. */
-static int open_scratch(struct store **out, const char *path, struct c2c_error *err)
-{
-	struct store *src = NULL;
-	const char *tmpdir = getenv("TMPDIR");
-	char tmp[4096];
-	sqlite3 *dst = NULL;
-	sqlite3_backup *b;
-	int fd, r;
-
-	if ((r = store_open(&src, path, STORE_OPEN_RDONLY, err)) < 0)
-		return r;
-	snprintf(tmp, sizeof(tmp), "%s/c2ctui-scratch.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
-	if ((fd = mkstemp(tmp)) < 0) {
-		r = c2c_error_set(err, -errno, "%s: cannot make a private copy in %s: %s", path,
-				  tmpdir && *tmpdir ? tmpdir : "/tmp", strerror(errno));
-		store_close(src);
-		return r;
-	}
-	close(fd);
-	if (sqlite3_open_v2(tmp, &dst, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK ||
-	    store_guard_connection(dst, tmp) < 0 || !(b = sqlite3_backup_init(dst, "main", src->db, "main"))) {
-		r = c2c_error_set(err, -EIO, "%s: cannot copy it to %s: %s", path, tmp,
-				  dst ? sqlite3_errmsg(dst) : "out of memory");
-		goto fail;
-	}
-	sqlite3_backup_step(b, -1);
-	if (sqlite3_backup_finish(b) != SQLITE_OK) {
-		r = c2c_error_set(err, -EIO, "%s: cannot copy it to %s: %s", path, tmp, sqlite3_errmsg(dst));
-		goto fail;
-	}
-	sqlite3_exec(dst, "PRAGMA journal_mode = DELETE;", NULL, NULL, NULL);
-	sqlite3_close_v2(dst);
-	dst = NULL;
-	store_close(src);
-	src = NULL;
-	if ((r = store_open(out, tmp, STORE_OPEN_APPEND, err)) < 0)
-		goto fail;
-	char *orig = strdup(path), *copy = strdup(tmp);
-	if (!orig || !copy) {
-		free(orig);
-		free(copy);
-		store_close(*out);
-		*out = NULL;
-		r = c2c_error_set(err, -ENOMEM, "out of memory");
-		goto fail;
-	}
-	free((*out)->path);
-	(*out)->path = orig;
-	(*out)->scratch = copy;
-	return 0;
-fail:
-	if (dst)
-		sqlite3_close_v2(dst);
-	store_close(src);
-	store_remove_files(tmp, NULL);
-	return r;
-}
-
 int store_open(struct store **out, const char *path, unsigned flags, struct c2c_error *err)
 {
 	struct store *st;
@@ -478,8 +417,6 @@ int store_open(struct store **out, const char *path, unsigned flags, struct c2c_
 	bool marker = false;
 
 	*out = NULL;
-	if (flags & STORE_OPEN_SCRATCH)
-		return open_scratch(out, path, err);
 	if ((r = check_header(path, err)) < 0)
 		return r;
 	st = store_alloc(path, false);

@@ -16,31 +16,86 @@
 #include "store/base/base.h"
 #include "collector/base/appendf.h"
 
-static const char typeinfo_schema[] =
-	"CREATE TABLE IF NOT EXISTS type_attr (sample_id INTEGER PRIMARY KEY, how INTEGER NOT NULL,"
-	" type_name TEXT, object INTEGER, offset INTEGER, member TEXT, top TEXT, var TEXT, why TEXT);"
-	"CREATE INDEX IF NOT EXISTS type_attr_type ON type_attr (type_name);"
-	"CREATE TABLE IF NOT EXISTS type_layouts (type_name TEXT PRIMARY KEY, size INTEGER,"
-	" align INTEGER, source TEXT, path TEXT);"
-	"CREATE TABLE IF NOT EXISTS type_members (type_name TEXT NOT NULL, idx INTEGER NOT NULL,"
-	" name TEXT, type TEXT, offset INTEGER, size INTEGER, bit_offset INTEGER, bit_size INTEGER,"
-	" depth INTEGER, top INTEGER, leaf INTEGER, hole_after INTEGER, align INTEGER,"
-	" PRIMARY KEY (type_name, idx));"
-	"CREATE TABLE IF NOT EXISTS type_assign (id INTEGER PRIMARY KEY, base INTEGER NOT NULL,"
-	" type_name TEXT NOT NULL, binary TEXT, created_at INTEGER);";
+/* The attribution's tables: in the session when it is opened for writing
+ * (an explicit edit), else in the connection's TEMP schema, which
+ * unqualified names reach first: reading a session never writes it. */
+#define TYPEINFO_SCHEMA(TEMP, SCHEMA)                                                                    \
+	"CREATE " TEMP "TABLE IF NOT EXISTS type_attr (sample_id INTEGER PRIMARY KEY, how INTEGER NOT NULL," \
+	" type_name TEXT, object INTEGER, offset INTEGER, member TEXT, top TEXT, var TEXT, why TEXT);"       \
+	"CREATE INDEX IF NOT EXISTS " SCHEMA "type_attr_type ON type_attr (type_name);"                     \
+	"CREATE " TEMP "TABLE IF NOT EXISTS type_layouts (type_name TEXT PRIMARY KEY, size INTEGER,"          \
+	" align INTEGER, source TEXT, path TEXT);"                                                            \
+	"CREATE " TEMP "TABLE IF NOT EXISTS type_members (type_name TEXT NOT NULL, idx INTEGER NOT NULL,"     \
+	" name TEXT, type TEXT, offset INTEGER, size INTEGER, bit_offset INTEGER, bit_size INTEGER,"          \
+	" depth INTEGER, top INTEGER, leaf INTEGER, hole_after INTEGER, align INTEGER,"                       \
+	" PRIMARY KEY (type_name, idx));" TYPEINFO_ASSIGN_SCHEMA(TEMP)
+#define TYPEINFO_ASSIGN_SCHEMA(TEMP)                                                                     \
+	"CREATE " TEMP "TABLE IF NOT EXISTS type_assign (id INTEGER PRIMARY KEY, base INTEGER NOT NULL,"      \
+	" type_name TEXT NOT NULL, binary TEXT, created_at INTEGER);"
+static const char typeinfo_schema[] = TYPEINFO_SCHEMA("", "");
+static const char typeinfo_temp_schema[] = TYPEINFO_SCHEMA("TEMP ", "temp.");
+static const char *const typeinfo_tables[] = { "type_attr", "type_layouts", "type_members", "type_assign" };
 
-static bool has_table(struct store *st, const char *name)
+/* Whether schema ("main" or "temp") has the table. */
+static bool has_table_in(struct store *st, const char *schema, const char *name)
 {
 	sqlite3_stmt *s;
 	bool yes = false;
+	char sql[96];
 
-	if (sqlite3_prepare_v2(st->db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?",
-			       -1, &s, NULL) != SQLITE_OK)
+	snprintf(sql, sizeof(sql), "SELECT 1 FROM %s WHERE type='table' AND name=?",
+		 strcmp(schema, "temp") ? "sqlite_master" : "sqlite_temp_master");
+	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
 		return false;
 	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
 	yes = sqlite3_step(s) == SQLITE_ROW;
 	sqlite3_finalize(s);
 	return yes;
+}
+
+static bool has_table(struct store *st, const char *name)
+{
+	return has_table_in(st, "temp", name) || has_table_in(st, "main", name);
+}
+
+/* Starts the attribution's transaction with its tables ready. A session
+ * opened for writing keeps them; a read-only one gets them in TEMP (in a
+ * temporary file, not memory: one row a sample), seeded with what the
+ * session already holds (an earlier attribution, saved assignments). */
+static int begin_tables(struct store *st, struct c2c_error *err)
+{
+	int rc;
+
+	if (st->writable) {
+		if ((rc = store_commit(st, err)) < 0 || (rc = store_exec(st, "BEGIN IMMEDIATE;", err)) < 0)
+			return rc;
+		return store_exec(st, typeinfo_schema, err);
+	}
+	if (has_table_in(st, "temp", "type_attr"))
+		return store_exec(st, "BEGIN;", err);
+	/* Only while TEMP is empty: changing it drops what it holds. */
+	sqlite3_stmt *q;
+	bool empty = true;
+	if (sqlite3_prepare_v2(st->db, "SELECT 1 FROM sqlite_temp_master", -1, &q, NULL) == SQLITE_OK) {
+		empty = sqlite3_step(q) != SQLITE_ROW;
+		sqlite3_finalize(q);
+	}
+	if (empty && (rc = store_exec(st, "PRAGMA temp_store = FILE;", err)) < 0)
+		return rc;
+	if ((rc = store_exec(st, "BEGIN;", err)) < 0 || (rc = store_exec(st, typeinfo_temp_schema, err)) < 0)
+		return rc;
+	for (size_t i = 0; i < sizeof(typeinfo_tables) / sizeof(typeinfo_tables[0]); i++) {
+		char sql[160];
+		if (!has_table_in(st, "main", typeinfo_tables[i]))
+			continue;
+		snprintf(sql, sizeof(sql), "INSERT INTO temp.%s SELECT * FROM main.%s;", typeinfo_tables[i],
+			 typeinfo_tables[i]);
+		if ((rc = store_exec(st, sql, err)) < 0) {
+			store_exec(st, "ROLLBACK;", NULL);
+			return rc;
+		}
+	}
+	return 0;
 }
 
 /* Lines are keyed by address: the session's line size (a power of two). */
@@ -393,14 +448,9 @@ int typeinfo_attribute(struct store *st, const struct typeinfo_opts *o, struct t
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if (!st->writable)
-		return c2c_error_set(err, -EROFS, "%s: opened read-only", st->path);
-	if ((rc = store_commit(st, err)) < 0)
+	if ((rc = begin_tables(st, err)) < 0)
 		return rc;
-	if ((rc = store_exec(st, "BEGIN IMMEDIATE;", err)) < 0)
-		return rc;
-	if ((rc = store_exec(st, typeinfo_schema, err)) < 0 ||
-	    (rc = store_exec(st, "DELETE FROM type_attr;", err)) < 0 ||
+	if ((rc = store_exec(st, "DELETE FROM type_attr;", err)) < 0 ||
 	    (rc = maps_load(st, &m, err)) < 0)
 		goto out;
 	rc = prep(st, &sel, "SELECT s.id, s.pid, s.ip, s.addr, s.cpumode, d.name, s.dsym_offset, d.dso"
@@ -572,13 +622,9 @@ int typeinfo_assign(struct store *st, uint64_t base, const char *type_name, cons
 	sqlite3_stmt *s;
 	int rc;
 
-	if (!st->writable)
-		return c2c_error_set(err, -EROFS, "%s: opened read-only", st->path);
-	if ((rc = store_commit(st, err)) < 0 || (rc = store_exec(st, "BEGIN IMMEDIATE;", err)) < 0)
+	if ((rc = begin_tables(st, err)) < 0)
 		return rc;
-	rc = store_exec(st, typeinfo_schema, err);
-	if (rc == 0)
-		rc = maps_load(st, &m, err);
+	rc = maps_load(st, &m, err);
 	if (rc == 0)
 		rc = apply_one(st, &b, &m, base, type_name, binary, NULL, err);
 	if (rc == 0 && (rc = prep(st, &s, "INSERT INTO type_assign (base, type_name, binary,"
@@ -600,6 +646,39 @@ int typeinfo_assign(struct store *st, uint64_t base, const char *type_name, cons
 		store_exec(st, "ROLLBACK;", NULL);
 	maps_fini(&m);
 	bins_fini(&b);
+	return rc;
+}
+
+int typeinfo_save_assignment(struct store *st, uint64_t base, const char *type_name, const char *binary,
+			     struct c2c_error *err)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (!st->writable)
+		return c2c_error_set(err, -EROFS, "%s: opened read-only", st->path);
+	if ((rc = store_commit(st, err)) < 0 || (rc = store_exec(st, "BEGIN IMMEDIATE;", err)) < 0)
+		return rc;
+	/* An attribution saved by an older c2ctui would hide the new
+	 * assignment: dropped, to be recomputed with it on the next read. */
+	rc = store_exec(st, TYPEINFO_ASSIGN_SCHEMA("") "DROP TABLE IF EXISTS type_attr;"
+			" DROP TABLE IF EXISTS type_layouts; DROP TABLE IF EXISTS type_members;", err);
+	if (rc == 0 && (rc = prep(st, &s, "INSERT INTO type_assign (base, type_name, binary, created_at)"
+				  " VALUES (?,?,?,?)", err)) == 0) {
+		sqlite3_bind_int64(s, 1, (sqlite3_int64)base);
+		sqlite3_bind_text(s, 2, type_name, -1, SQLITE_TRANSIENT);
+		if (binary)
+			sqlite3_bind_text(s, 3, binary, -1, SQLITE_TRANSIENT);
+		else
+			sqlite3_bind_null(s, 3);
+		sqlite3_bind_int64(s, 4, (sqlite3_int64)time(NULL));
+		if (sqlite3_step(s) != SQLITE_DONE)
+			rc = store_sqlerr(st, err, "saving an assignment");
+		sqlite3_finalize(s);
+	}
+	if (rc == 0)
+		return store_exec(st, "COMMIT;", err);
+	store_exec(st, "ROLLBACK;", NULL);
 	return rc;
 }
 

@@ -53,6 +53,10 @@ int typeinfo_attribute(struct store *st, const struct typeinfo_opts *o, struct t
  * saves the assignment and re-attributes the samples inside the object. */
 int typeinfo_assign(struct store *st, uint64_t base, const char *type_name, const char *binary,
 		    const struct typeinfo_opts *o, struct c2c_error *err);
+/* Saves an assignment in the session itself (st opened writable): what
+ * an explicit user edit does; reading never calls this. */
+int typeinfo_save_assignment(struct store *st, uint64_t base, const char *type_name, const char *binary,
+			     struct c2c_error *err);
 /* Struct names offered for manual assignment: every struct/union of the
  * session's binaries (and BTF when kernel samples exist), sorted, unique,
  * containing `filter` (case-insensitive; NULL = all). Caller frees *names

@@ -1,6 +1,7 @@
 /* Type attribution on first use (store/types/typeinfo_ensure.h). */
 #include "store/types/typeinfo_ensure.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -14,6 +15,25 @@ int typeinfo_ensure(struct store *st, const struct typeinfo_opts *o, struct c2c_
 	if (typeinfo_present(st))
 		return 0;
 	return typeinfo_attribute(st, o, &ts, err);
+}
+
+int typeinfo_open(const char *path, const struct typeinfo_open_opts *o, struct store **out, int *attr_rc,
+		  struct c2c_error *attr_err, struct c2c_error *err)
+{
+	struct typeinfo_opts to;
+	int r;
+
+	*attr_rc = 0;
+	memset(&to, 0, sizeof(to));
+	to.debuginfo_dir = o->debuginfo_dir;
+	/* Read-only always: an attribution the session lacks is computed
+	 * into this connection's TEMP tables (typeinfo.c) and lives as long
+	 * as the handle; the file is never changed by reading it. */
+	if ((r = store_open(out, path, STORE_OPEN_RDONLY, err)) < 0)
+		return r;
+	if (o->attribute)
+		*attr_rc = typeinfo_ensure(*out, &to, attr_err);
+	return 0;
 }
 
 /* Whether we may change the file: it and its folder (for the journal)
@@ -33,36 +53,17 @@ static bool writable_here(const char *path)
 	return access(dir, W_OK) == 0;
 }
 
-int typeinfo_open(const char *path, const struct typeinfo_open_opts *o, struct store **out, int *attr_rc,
-		  struct c2c_error *attr_err, struct c2c_error *err)
+int typeinfo_save(const char *path, uint64_t base, const char *type_name, const char *binary,
+		  struct c2c_error *err)
 {
-	struct typeinfo_opts to;
-	struct store *st = NULL;
+	struct store *w = NULL;
 	int r;
 
-	*attr_rc = 0;
-	memset(&to, 0, sizeof(to));
-	to.debuginfo_dir = o->debuginfo_dir;
-	if (!o->attribute)
-		return store_open(out, path, STORE_OPEN_RDONLY, err);
-	if (writable_here(path) && store_open(&st, path, STORE_OPEN_APPEND, err) == 0) {
-		*attr_rc = typeinfo_ensure(st, &to, attr_err);
-		*out = st;
-		return 0;
-	}
-	/* Read-only (another user's file, a read-only folder or mount): read
-	 * it as it is when it holds an attribution, else attribute a private
-	 * copy for this run; the file is never changed. */
-	if ((r = store_open(&st, path, STORE_OPEN_RDONLY, err)) < 0)
+	if (!writable_here(path))
+		return c2c_error_set(err, -EROFS, "%s: read-only", path);
+	if ((r = store_open(&w, path, STORE_OPEN_APPEND, err)) < 0)
 		return r;
-	if (typeinfo_present(st)) {
-		*out = st;
-		return 0;
-	}
-	store_close(st);
-	if ((r = store_open(&st, path, STORE_OPEN_SCRATCH, err)) < 0)
-		return r;
-	*attr_rc = typeinfo_ensure(st, &to, attr_err);
-	*out = st;
-	return 0;
+	r = typeinfo_save_assignment(w, base, type_name, binary, err);
+	store_close(w);
+	return r;
 }

@@ -73,3 +73,36 @@ cmp -s "$E2E_TMP/before.md5" "$E2E_TMP/after.md5" && ok "$T: every file unchange
 cmp -s "$E2E_TMP/before.ls" "$E2E_TMP/after.ls" && ok "$T: nothing new in the folder" ||
   nok "$T: new files" "$(diff "$E2E_TMP/before.ls" "$E2E_TMP/after.ls" | grep '^>' | tr '\n' ' ')"
 chmod 755 "$d"; chmod 644 "$d"/*
+
+# A session its reader may write (the owner, a writable folder): reading
+# still changes nothing. Type attribution, verdicts, layouts and diff
+# compute in memory (the connection's TEMP tables), never in the file.
+w=$E2E_TMP/rw
+mkdir -p "$w"
+"$C2CTUI" import -q "$E2E_TMP/f.data" -o "$w/fs.db" && cp "$w/fs.db" "$w/fs2.db" &&
+  "$C2CTUI" import -q "$E2E_TMP/l.data" -o "$w/locks.db"
+(cd "$w" && md5sum ./*) > "$E2E_TMP/rw-before.md5"
+ls -a "$w" > "$E2E_TMP/rw-before.ls"
+for args in "report $w/fs.db --types" "report $w/fs.db --verdicts" "report $w/fs.db --format json" \
+            "diff --format text $w/fs.db $w/fs2.db" "report --diff $w/fs.db $w/fs2.db --format json" "locks $w/locks.db" "report $w/locks.db"; do
+  # shellcheck disable=SC2086
+  "$C2CTUI" $args >/dev/null 2>"$E2E_TMP/err" || { nok "$T: writable: $args" "$(head -1 "$E2E_TMP/err")"; continue; }
+done
+(cd "$w" && md5sum ./*) > "$E2E_TMP/rw-after.md5"
+ls -a "$w" > "$E2E_TMP/rw-after.ls"
+if cmp -s "$E2E_TMP/rw-before.md5" "$E2E_TMP/rw-after.md5" && cmp -s "$E2E_TMP/rw-before.ls" "$E2E_TMP/rw-after.ls"; then
+  ok "$T: a writable session read by types, verdicts, diff, locks: unchanged, nothing beside it"
+else
+  nok "$T: writable session changed by reading" "$(diff "$E2E_TMP/rw-before.md5" "$E2E_TMP/rw-after.md5" | tr '\n' ' ') $(diff "$E2E_TMP/rw-before.ls" "$E2E_TMP/rw-after.ls" | tr '\n' ' ')"
+fi
+# an explicit edit (report --assign) is saved only where the file allows it
+cp "$w/fs.db" "$d/assign.db" 2>/dev/null || { chmod 755 "$d"; cp "$w/fs.db" "$d/assign.db"; }
+chmod 444 "$d/assign.db"; chmod 555 "$d"
+sum=$(md5sum < "$d/assign.db")
+out=$(as_nobody "$C2CTUI" report "$d/assign.db" --assign "struct x@0x7f3a40010000" 2>&1)
+if [ "$(md5sum < "$d/assign.db")" = "$sum" ] && ! echo "$out" | grep -q "saved in the session"; then
+  ok "$T: --assign on a read-only session keeps the file"
+else
+  nok "$T: --assign on a read-only session" "$out"
+fi
+chmod 755 "$d"; chmod 644 "$d"/*

@@ -31,7 +31,8 @@ static void report_usage(FILE *out)
 		"  --verdicts          every line's verdict: false / true / mixed sharing, with evidence\n"
 		"  --sort hitm|verdict with --verdicts: by HITM (default) or false, mixed, true, none\n"
 		"  --assign TYPE@ADDR  the object at ADDR is a TYPE: attribute its samples by hand\n"
-		"                      (saved in the session; every view and report uses it)\n"
+		"                      (saved in the session when it is writable; every view and\n"
+		"                      report uses it)\n"
 		"  --debuginfo DIR     where separate debug files are\n"
 		"  --no-attribute      use the session's attribution as it is\n");
 }
@@ -258,7 +259,11 @@ int cmd_report_types(int argc, char **argv)
 			store_close(st);
 			return 1;
 		}
-		printf("assigned %s to the object at %#llx\n", type, base);
+		/* The report itself reads only; the assignment the user asked
+		 * for is saved beside what it computed, when the file allows. */
+		bool saved = typeinfo_save(input, base, type, NULL, &err) == 0;
+		printf("assigned %s to the object at %#llx (%s)\n", type, base,
+		       saved ? "saved in the session" : "read-only: kept for this run");
 	}
 	if (types)
 		rc = report_types(st, &err);

@@ -17,6 +17,7 @@
 
 #include "collector/layout/layout.h"
 #include "store/types/typeinfo.h"
+#include "store/types/typeinfo_ensure.h"
 
 /* ---- the TUI view: one type's layout in one session ---- */
 
@@ -382,12 +383,15 @@ static enum view_result pick_action(struct view *v, enum action act, struct view
 		return VIEW_UNHANDLED;
 	if (v->table.cursor >= (long)p->n)
 		return VIEW_HANDLED;
+	/* For this run on the reader's handle; saved in the session too when
+	 * it may be changed (an assignment is an edit the user asked for). */
 	if (typeinfo_assign(a->st, a->base, p->names[v->table.cursor], NULL, NULL, &err) < 0) {
 		view_reply_message(reply, 1, "%s", err.msg);
 		return VIEW_HANDLED;
 	}
-	view_reply_message(reply, 0, "%.100s assigned to the object at %#llx (saved in the session)",
-			   p->names[v->table.cursor], (unsigned long long)a->base);
+	bool saved = typeinfo_save(store_path(a->st), a->base, p->names[v->table.cursor], NULL, &err) == 0;
+	view_reply_message(reply, 0, "%.100s assigned to the object at %#llx (%s)", p->names[v->table.cursor],
+			   (unsigned long long)a->base, saved ? "saved in the session" : "read-only: kept for this run");
 	/* back to the diff, every view re-running its queries */
 	return VIEW_HANDLED | VIEW_POP | VIEW_RELOAD;
 }

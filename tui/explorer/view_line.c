@@ -84,10 +84,8 @@ struct line_priv {
 	size_t nlock_text;
 	int lock_y, lock_h;
 	uint64_t lock_max_ns;
-	/* Types: a writable handle for attribution and assignment (opened on
-	 * first use), and the arguments the layout / assign views borrow
-	 * while they are above this view. */
-	struct store *wst;
+	/* Types: the arguments the layout / assign views borrow while they
+	 * are above this view. */
 	struct view_layout_arg layout_arg;
 	struct view_assign_arg assign_arg;
 };
@@ -408,8 +406,6 @@ static void line_close(struct view *v)
 	struct line_priv *p = v->priv;
 
 	line_free_data(p);
-	store_close(p->wst);
-	p->wst = NULL;
 }
 
 static void off_text(const struct store_offset_row *o, char *buf, size_t size, bool words8)
@@ -697,28 +693,19 @@ static void swap_focus(struct view *v)
 	p->focus = !p->focus;
 }
 
-/* A writable handle on the session for attribution and assignment: the
- * explorer's own is read-only. */
-static struct store *writable(struct view *v, struct view_reply *reply)
+/* Types are attributed on the explorer's own read-only handle (kept in
+ * its TEMP tables, never in the file), once collection has stopped. */
+static bool types_allowed(struct view *v, struct view_reply *reply)
 {
-	struct line_priv *p = v->priv;
-	struct c2c_error err = { 0 };
-
-	if (p->wst)
-		return p->wst;
 	if (v->ex->collecting) {
 		view_reply_message(reply, 1, "types can be attributed once collection has stopped");
-		return NULL;
+		return false;
 	}
-	if (store_open(&p->wst, store_data_path(v->ex->st), STORE_OPEN_APPEND, &err) < 0) {
-		view_reply_message(reply, 1, "%s", err.msg);
-		p->wst = NULL;
-	}
-	return p->wst;
+	return true;
 }
 
 /* L: the layout of the type the line's samples were attributed to; the
- * session is attributed on first use (saved in it). */
+ * session is attributed on first use (for this run). */
 static enum view_result open_layout(struct view *v, struct view_reply *reply)
 {
 	struct line_priv *p = v->priv;
@@ -729,10 +716,9 @@ static enum view_result open_layout(struct view *v, struct view_reply *reply)
 
 	if (!typeinfo_present(ex->st)) {
 		struct typeinfo_opts o = { 0 };
-		struct store *w = writable(v, reply);
-		if (!w)
+		if (!types_allowed(v, reply))
 			return VIEW_HANDLED;
-		if (typeinfo_ensure(w, &o, &err) < 0) {
+		if (typeinfo_ensure(ex->st, &o, &err) < 0) {
 			view_reply_message(reply, 1, "%s", err.msg);
 			return VIEW_HANDLED;
 		}
@@ -753,12 +739,11 @@ static enum view_result open_layout(struct view *v, struct view_reply *reply)
 static enum view_result open_assign(struct view *v, struct view_reply *reply)
 {
 	struct line_priv *p = v->priv;
-	struct store *w = writable(v, reply);
 	struct view_query *q;
 	char type[128];
 	uint64_t obj;
 
-	if (!w)
+	if (!types_allowed(v, reply))
 		return VIEW_HANDLED;
 	if (typeinfo_line_object(v->ex->st, v->q.line, type, sizeof(type), &obj) == 0)
 		p->assign_arg.base = obj;
@@ -766,7 +751,7 @@ static enum view_result open_assign(struct view *v, struct view_reply *reply)
 		p->assign_arg.base = v->q.line - p->info.symbol_offset;
 	else
 		p->assign_arg.base = v->q.line;
-	p->assign_arg.st = w;
+	p->assign_arg.st = v->ex->st;
 	p->assign_arg.session[0] = 0;
 	q = view_reply_push(reply, VK_ASSIGN);
 	q->arg = &p->assign_arg;

@@ -352,16 +352,63 @@ static void test_after_session(void)
 	store_close(st);
 }
 
-static void test_readonly_refused(void)
+/* FNV-1a of a file's bytes (0 when it cannot be read). */
+static uint64_t file_hash(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	uint64_t h = 1469598103934665603ull;
+	int c;
+
+	if (!f)
+		return 0;
+	while ((c = getc(f)) != EOF)
+		h = (h ^ (uint64_t)c) * 1099511628211ull;
+	fclose(f);
+	return h;
+}
+
+/* Reading attributes into the handle's TEMP tables: the file (and the
+ * folder: no journal, no WAL) stays byte for byte as it was; a saved
+ * assignment (an explicit edit) is applied; another handle sees nothing. */
+static void test_readonly_attribution_never_writes(void)
 {
 	SESSION_OR_SKIP(s, 0);
-	struct store *st = NULL;
+	struct store *st = NULL, *other = NULL, *w;
 	struct typeinfo_stats ts;
 	struct c2c_error err = { 0 };
+	char copy[700], cmd[2200], side[720];
+	uint64_t h;
 
-	CHECK(store_open(&st, s.db, STORE_OPEN_RDONLY, &err) == 0);
-	CHECK(typeinfo_attribute(st, NULL, &ts, &err) == -EROFS);
+	snprintf(copy, sizeof(copy), "%s.ro-test.db", s.db);
+	snprintf(cmd, sizeof(cmd), "rm -f '%s' && cp '%s' '%s'", copy, s.db, copy);
+	CHECK(system(cmd) == 0);
+	CHECK((w = open_rw(copy)) != NULL);
+	if (!w)
+		return;
+	/* the earlier tests saved an attribution in the session: an
+	 * explicit assignment drops it, to be recomputed with it */
+	CHECK(typeinfo_save_assignment(w, s.heap, "struct conn", NULL, &err) == 0);
+	store_close(w);
+	h = file_hash(copy);
+	CHECK(h != 0);
+
+	CHECK(store_open(&st, copy, STORE_OPEN_RDONLY, &err) == 0);
+	CHECK(!typeinfo_present(st));
+	CHECK(typeinfo_attribute(st, NULL, &ts, &err) == 0);
+	CHECK(typeinfo_present(st));
+	CHECK_EQ_U64(ts.by_how[TYPES_HOW_MANUAL], 130);
+	CHECK(typeinfo_assign(st, s.heap, "struct conn", NULL, NULL, &err) == 0);
+	CHECK(store_open(&other, copy, STORE_OPEN_RDONLY, &err) == 0);
+	CHECK(!typeinfo_present(other));
+	store_close(other);
 	store_close(st);
+
+	CHECK(file_hash(copy) == h);
+	snprintf(side, sizeof(side), "%s-journal", copy);
+	CHECK(access(side, F_OK) != 0);
+	snprintf(side, sizeof(side), "%s-wal", copy);
+	CHECK(access(side, F_OK) != 0);
+	unlink(copy);
 }
 
 TEST_MAIN(
@@ -371,5 +418,5 @@ TEST_MAIN(
 	TEST_CASE(test_diff_sessions),
 	TEST_CASE(test_manual_assignment),
 	TEST_CASE(test_after_session),
-	TEST_CASE(test_readonly_refused),
+	TEST_CASE(test_readonly_attribution_never_writes),
 )
