@@ -88,6 +88,8 @@ int agg_flush(struct agg *a, struct store *st, const char *schema, struct c2c_er
 /* Starts keeping them in a (the writer's aggregator, before its first
  * sample): reads the session's memory topology, creates the tables. */
 int agg_rep_enable(struct agg *a, struct store *st, struct c2c_error *err);
+/* Their tables in st's main schema, if absent. */
+int agg_rep_create_tables(struct store *st, struct c2c_error *err);
 /* Answers store_query_lines_seq from those tables when they hold exactly
  * what it would compute: 1 done, 0 not applicable (scan), <0 error. */
 int store_lines_seq_precomputed(struct store *st, const struct store_filter *f, unsigned coalesce,

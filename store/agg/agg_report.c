@@ -77,8 +77,6 @@ static uint64_t row_hash(uint64_t addr, uint64_t ip)
 int agg_rep_enable(struct agg *a, struct store *st, struct c2c_error *err)
 {
 	struct agg_rep *r;
-	char *sql;
-	int rc;
 
 	if (a->rep)
 		return 0;
@@ -92,6 +90,14 @@ int agg_rep_enable(struct agg *a, struct store *st, struct c2c_error *err)
 	r->ranges_hash = ranges_hash(r->ranges, r->nranges);
 	a->rep = r;
 	/* sessions made before these tables existed get them on append */
+	return agg_rep_create_tables(st, err);
+}
+
+int agg_rep_create_tables(struct store *st, struct c2c_error *err)
+{
+	char *sql;
+	int rc;
+
 	if (asprintf(&sql, "CREATE TABLE IF NOT EXISTS main.agg_line_seq (line INTEGER NOT NULL PRIMARY KEY,"
 		     " phys_nodes INTEGER, pa_cnt INTEGER, first_cpumode INTEGER, first_pid INTEGER,"
 		     " first_addr INTEGER, first_time INTEGER, first_nomap INTEGER) WITHOUT ROWID;"

@@ -354,14 +354,17 @@ static size_t encode_line(const struct build *b, size_t li, unsigned char *buf)
 	return len;
 }
 
+const char agg_timeline_schema[] =
+	"CREATE TABLE main.agg_time_slice (slice INTEGER PRIMARY KEY, " TL_COLDEFS ");"
+	"CREATE TABLE main.agg_time_line (line INTEGER PRIMARY KEY, slices BLOB NOT NULL);";
+
 static int write_tables(struct store *st, const struct build *b, struct c2c_error *err)
 {
 	sqlite3_stmt *s;
 	unsigned char *buf;
 	int r;
 
-	if ((r = store_exec(st, "CREATE TABLE main.agg_time_slice (slice INTEGER PRIMARY KEY, " TL_COLDEFS ");"
-			    "CREATE TABLE main.agg_time_line (line INTEGER PRIMARY KEY, slices BLOB NOT NULL);", err)) < 0)
+	if ((r = store_exec(st, agg_timeline_schema, err)) < 0)
 		return r;
 	if ((r = store_prepare(st, &s, "INSERT INTO main.agg_time_slice (slice, " TL_COLS
 				 ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", err)) < 0)

@@ -13,6 +13,9 @@
 #include "store/agg/agg.h"
 
 #define STORE_TIMELINE_SLICES 4096
+/* The CREATE statements of its two tables (the session check compares a
+ * file's tables with them). */
+extern const char agg_timeline_schema[];
 /* A line's slices are this many session slices (an eighth of the detail
  * keeps agg_time_line and the build's memory small). */
 #define STORE_TIMELINE_LINE_FACTOR 8

@@ -7,6 +7,9 @@
  * printed sanitized (they may hold anything). */
 #include "store/base/session_check_priv.h"
 #include "store/agg/agg.h"
+#include "store/agg/agg_timeline.h"
+#include "store/types/typeinfo_schema.h"
+#include "store/writer/writer.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -302,7 +305,12 @@ int store_check_columns(sqlite3 *db, const char *path, const char *base_schema, 
 		sqlite3_close(ref.db);
 		return c2c_error_set(err, -ENOMEM, "out of memory");
 	}
-	if ((r = store_exec(&ref, base_schema, &rerr)) < 0 || (r = agg_create_tables(&ref, "main", &rerr)) < 0) {
+	/* Every table c2ctui makes, whichever module makes it. */
+	if ((r = store_exec(&ref, base_schema, &rerr)) < 0 || (r = agg_create_tables(&ref, "main", &rerr)) < 0 ||
+	    (r = agg_rep_create_tables(&ref, &rerr)) < 0 || (r = store_exec(&ref, agg_timeline_schema, &rerr)) < 0 ||
+	    (r = store_exec(&ref, store_time_blocks_schema, &rerr)) < 0 ||
+	    (r = store_exec(&ref, store_lock_contention_schema, &rerr)) < 0 ||
+	    (r = store_exec(&ref, typeinfo_schema, &rerr)) < 0) {
 		r = c2c_error_set(err, r, "%s: cannot check the session's columns: %s", path, rerr.msg);
 		goto out;
 	}

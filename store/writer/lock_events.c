@@ -11,7 +11,7 @@
 #include "store/base/base.h"
 #include "store/writer/writer_priv.h"
 
-static const char schema[] =
+const char store_lock_contention_schema[] =
 	"CREATE TABLE IF NOT EXISTS lock_contention (id INTEGER PRIMARY KEY, mode INTEGER, kind INTEGER,"
 	" time INTEGER, pid INTEGER, tid INTEGER, lock_addr INTEGER, flags INTEGER, wait_ns INTEGER,"
 	" key INTEGER, caller TEXT);";
@@ -23,7 +23,7 @@ int store_lock_event_write(struct store *st, const struct store_lock_event *e, s
 	int r;
 
 	if (!w->lock_event) {
-		if ((r = store_exec(st, schema, err)) < 0 ||
+		if ((r = store_exec(st, store_lock_contention_schema, err)) < 0 ||
 		    (r = store_prepare(st, &w->lock_event, "INSERT INTO lock_contention (mode, kind, time, pid,"
 				       " tid, lock_addr, flags, wait_ns, key, caller) VALUES (?,?,?,?,?,?,?,?,?,?)",
 				       err)) < 0)

@@ -26,6 +26,10 @@ void store_writer_free(struct store *st);
 
 /* A new session: creates the table (in the creating transaction). */
 int store_time_blocks_create(struct store *st, struct c2c_error *err);
+/* The CREATE statements of the tables the writer adds (the session check
+ * compares a file's tables with them). */
+extern const char store_time_blocks_schema[];
+extern const char store_lock_contention_schema[];
 /* An opened session: whether it keeps them (sets st->time_blocks). */
 bool store_time_blocks_load(struct store *st);
 
