@@ -330,6 +330,31 @@ static bool wal_needs_shm(int rc, const char *path)
 	return access(dir, W_OK) != 0;
 }
 
+/* What to do about an SQLite error on the first read of a session. */
+static const char *open_hint(int rc)
+{
+	switch (rc) {
+	case SQLITE_CORRUPT:
+	case SQLITE_NOTADB:
+		return " (the file is damaged: import its perf.data again, or copy what SQLite can save with"
+		       " `sqlite3 FILE .recover`)";
+	case SQLITE_READONLY:
+		return " (its folder or file cannot be written where SQLite needs to: copy the session to a"
+		       " writable folder)";
+	case SQLITE_CANTOPEN:
+	case SQLITE_PERM:
+	case SQLITE_AUTH:
+		return " (check the file's and its folder's permissions)";
+	case SQLITE_IOERR:
+		return " (the disk or file system failed to read it)";
+	case SQLITE_NOMEM:
+	case SQLITE_FULL:
+		return " (out of memory or disk space)";
+	default:
+		return "";
+	}
+}
+
 /* A rollback journal beside the file that still holds pages: the write
  * that made it never finished (SQLite calls it hot). */
 static bool hot_journal(const char *path)
@@ -465,10 +490,10 @@ int store_open(struct store **out, const char *path, unsigned flags, struct c2c_
 		return r;
 	}
 	if (rc != SQLITE_OK) {
-		/* SQLite's own words: busy, locked, read-only, corrupt, not a
-		 * database, cannot open. */
+		/* SQLite's own words (corrupt, not a database, read-only, cannot
+		 * open), and what the user can do about it. */
 		r = c2c_error_set(err, rc == SQLITE_NOTADB || rc == SQLITE_CORRUPT ? -EINVAL : -EIO,
-				  "%s: cannot read the session: %s", path, sqlite3_errstr(rc));
+				  "%s: cannot read the session: %s%s", path, sqlite3_errstr(rc), open_hint(rc));
 		store_free(st);
 		return r;
 	}
