@@ -172,6 +172,14 @@ static void feat_cmdline(struct fcur *c)
 	c->pd->hdr.cmdline = s;
 }
 
+static bool printable_name(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
+			return false;
+	return true;
+}
+
 static void feat_event_desc(struct fcur *c)
 {
 	struct perfdata *pd = c->pd;
@@ -198,6 +206,12 @@ static void feat_event_desc(struct fcur *c)
 		c->left -= sz;
 		nr_ids = fc_u32(c);
 		d[i].name = fc_str(c);
+		if (d[i].name && !printable_name(d[i].name)) {
+			/* perf's event names are printable ASCII: anything else
+			 * is damage, said as a bad feature, not shown as a name */
+			c->bad = true;
+			break;
+		}
 		if (!fc_count_ok(c, nr_ids, 8))
 			break;
 		if (nr_ids) {
@@ -252,12 +266,26 @@ static void feat_cpu_topology(struct fcur *c)
 		t[i].die_id = (int32_t)fc_u32(c);
 }
 
+static bool cpu_list_text(const char *s)
+{
+	for (; *s; s++)
+		if (!((*s >= '0' && *s <= '9') || *s == ',' || *s == '-' || *s == '\n'))
+			return false;
+	return true;
+}
+
 static void feat_numa(struct fcur *c)
 {
 	struct perfdata_header *h = &c->pd->hdr;
 	uint32_t nr = fc_u32(c);
 	struct perfdata_numa_node *v;
 
+	/* perf writes at least one node; none (a section read from the wrong
+	 * place) is damage, not a machine without memory */
+	if (!nr) {
+		c->bad = true;
+		return;
+	}
 	if (!fc_count_ok(c, nr, 24))
 		return;
 	v = pd_alloc(c->pd, (nr ? nr : 1) * sizeof(*v));
@@ -270,7 +298,11 @@ static void feat_numa(struct fcur *c)
 		v[i].mem_total_kb = fc_u64(c);
 		v[i].mem_free_kb = fc_u64(c);
 		v[i].cpus = fc_str(c);
+		if (v[i].cpus && !cpu_list_text(v[i].cpus))
+			c->bad = true;  /* perf writes "0-3,8": anything else is damage */
 	}
+	if (c->left)
+		c->bad = true;  /* the format never changed: bytes left over are damage */
 	if (!c->bad) {
 		h->numa_nodes = v;
 		h->nr_numa_nodes = nr;

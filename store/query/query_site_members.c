@@ -1,6 +1,7 @@
 /* The members a code site's samples were attributed to (the site view):
  * type_attr (store/types, docs/types.md) joined with the site's samples,
- * most samples first. A session without a type attribution has none.
+ * most samples first. A session without a type attribution (in the file
+ * or this handle) has none.
  * samples has no index on site: the scan goes over type_attr (only the
  * attributed samples, CROSS JOIN fixes that order) with rowid lookups. */
 #include "store/query/query_priv.h"
@@ -18,14 +19,17 @@ int store_query_site_members(struct store *st, int64_t site_id, struct store_sit
 
 	*rows = NULL;
 	*n = 0;
-	if ((r = store_prepare(st, &s, "SELECT 1 FROM main.sqlite_master WHERE type = 'table' AND name = 'type_attr'",
+	/* In the file (an older c2ctui saved it) or in this handle's TEMP
+	 * schema (attributed while reading: store/types/typeinfo.c). */
+	if ((r = store_prepare(st, &s, "SELECT 1 FROM main.sqlite_master WHERE type = 'table' AND name = 'type_attr'"
+			       " UNION ALL SELECT 1 FROM temp.sqlite_master WHERE type = 'table' AND name = 'type_attr'",
 			       err)) < 0)
 		return r;
 	rc = sqlite3_step(s);
 	sqlite3_finalize(s);
 	if (rc != SQLITE_ROW)
 		return 0;
-	if ((r = store_prepare(st, &s, "SELECT a.type_name, COALESCE(a.member, ''), COUNT(*) FROM main.type_attr a"
+	if ((r = store_prepare(st, &s, "SELECT a.type_name, COALESCE(a.member, ''), COUNT(*) FROM type_attr a"
 			       " CROSS JOIN main.samples s ON s.id = a.sample_id WHERE s.site = ?1 AND a.type_name IS NOT NULL"
 			       " GROUP BY 1, 2 ORDER BY 3 DESC, 1, 2", err)) < 0)
 		return r;

@@ -7,6 +7,7 @@
  * and its callers from the recorded call chains (Enter opens the caller).
  * One scrolling list. */
 #include "tui/explorer/view.h"
+#include "store/types/typeinfo.h"
 #include "tui/term/term.h"
 #include "collector/types/insn_listing.h"
 
@@ -168,6 +169,12 @@ static void add_members(struct site_priv *p, struct store *st, int64_t site)
 	struct c2c_error err = { 0 };
 	size_t n = 0;
 
+	if (!typeinfo_present(st)) {
+		/* attributing is a scan of every sample: the user asks for it */
+		add_row(p, RK_TEXT, 0, NULL);
+		add_row(p, RK_TEXT, 0, "Members: no type attribution yet (L in a line view attributes the session's types)");
+		return;
+	}
 	if (store_query_site_members(st, site, &m, &n, &err) < 0 || !n) {
 		free(m);
 		return;
