@@ -35,7 +35,16 @@ r "$db" --format json --lines 1 >"$E2E_TMP/one.json"
 r "$db" --format json --stats >"$E2E_TMP/stats.json"
 r "$db" --format json -d rmt >"$E2E_TMP/rmt.json"
 r "$db" --format json --show-all >"$E2E_TMP/showall.json"
-r "$db" --format json --time ,0.000000001 >"$E2E_TMP/none.json"
+r "$db" --format json --abs-time --time ,0.000000001 >"$E2E_TMP/none.json"
+# --time is relative to the first sample (as the explorer shows it); the
+# same window in perf clock seconds with --abs-time gives the same report
+if command -v sqlite3 >/dev/null; then
+  read -r t0 t1 < <(sqlite3 -readonly -separator ' ' "$db" "SELECT MIN(time), MAX(time) FROM samples WHERE time > 0")
+  half=$(( (t1 - t0) / 2 ))
+  r "$db" --format json --time "0,$(printf '%d.%09d' $((half / 1000000000)) $((half % 1000000000)))" >"$E2E_TMP/rel.json"
+  a0=$t0 a1=$((t0 + half))
+  r "$db" --format json --abs-time --time "$(printf '%d.%09d' $((a0 / 1000000000)) $((a0 % 1000000000))),$(printf '%d.%09d' $((a1 / 1000000000)) $((a1 % 1000000000)))" >"$E2E_TMP/abs.json"
+fi
 
 python3 - "$E2E_TMP" <<'EOF'
 import csv, json, sys
@@ -86,6 +95,14 @@ check("report_show_all", len(sa["lines"]) >= len(a["lines"]) and
 no = load("none.json")
 check("report_time_window", no["totals"]["nr_entries"] < a["totals"]["nr_entries"],
       "a 1 ns window kept %d samples" % no["totals"]["nr_entries"])
+import os
+if os.path.exists("%s/rel.json" % d):
+    rel, ab = load("rel.json"), load("abs.json")
+    check("report_time_relative_equals_abs_time",
+          rel["totals"] == ab["totals"] and rel["lines"] == ab["lines"] and
+          0 < rel["totals"]["nr_entries"] < a["totals"]["nr_entries"],
+          "relative %d samples, absolute %d, all %d" % (rel["totals"]["nr_entries"], ab["totals"]["nr_entries"],
+                                                         a["totals"]["nr_entries"]))
 
 with open("%s/all.csv" % d) as f:
     rows = list(csv.reader(f))

@@ -31,7 +31,9 @@ static void usage(FILE *out)
 		"      --no-source          no Source:Line column\n"
 		"      --stats              only the summary sections\n"
 		"      --phys-lines         lines keyed by physical address\n"
-		"      --time FROM,TO       only samples in this window (seconds, perf clock; either may be empty)\n"
+		"      --time FROM,TO       only samples in this window: seconds from the recording's first sample,\n"
+		"                           as the explorer shows them (either may be empty)\n"
+		"      --abs-time           --time's seconds are perf clock timestamps (perf script's times)\n"
 		"      --threads            per-thread table: HITM, loads, stores, lines touched, CPUs\n"
 		"      --processes          the same per process\n"
 		"  -h, --help               this text\n"
@@ -92,8 +94,28 @@ static int parse_time(const char *s, uint64_t *from, uint64_t *to)
 
 enum {
 	OPT_LINES = 256, OPT_FORMAT, OPT_SHOW_ALL, OPT_DOUBLE_CL, OPT_FULL_SYMBOLS, OPT_NO_SOURCE,
-	OPT_STATS, OPT_PHYS_LINES, OPT_TIME, OPT_STDIO, OPT_THREADS, OPT_PROCESSES,
+	OPT_STATS, OPT_PHYS_LINES, OPT_TIME, OPT_STDIO, OPT_THREADS, OPT_PROCESSES, OPT_ABS_TIME,
 };
+
+/* --time is relative to the recording's first sample (what the explorer
+ * shows) unless --abs-time: moved onto the perf clock here. */
+static int time_to_abs(struct store *st, struct report_opts *o, struct c2c_error *err)
+{
+	struct store_summary sum;
+	struct store_filter f;
+	int r;
+
+	if (!o->time_from && !o->time_to)
+		return 0;
+	store_filter_init(&f);
+	if ((r = store_query_summary(st, &f, &sum, err)) < 0)
+		return r;
+	if (o->time_from)
+		o->time_from += sum.time_first;
+	if (o->time_to)
+		o->time_to += sum.time_first;
+	return 0;
+}
 
 /* --threads / --processes: their own table, under the same time window,
  * line size and display mode as the main report. */
@@ -153,6 +175,7 @@ int cmd_report(int argc, char **argv)
 		{ "stats", no_argument, NULL, OPT_STATS },
 		{ "phys-lines", no_argument, NULL, OPT_PHYS_LINES },
 		{ "time", required_argument, NULL, OPT_TIME },
+		{ "abs-time", no_argument, NULL, OPT_ABS_TIME },
 		{ "stdio", no_argument, NULL, OPT_STDIO },
 		{ "threads", no_argument, NULL, OPT_THREADS },
 		{ "processes", no_argument, NULL, OPT_PROCESSES },
@@ -167,6 +190,7 @@ int cmd_report(int argc, char **argv)
 	struct c2c_error err = { 0 };
 	char *end;
 	int c, rc, threads = 0;   /* 1: --threads, 2: --processes */
+	bool abs_time = false;
 
 	/* --diff and the types sections have their own front ends (cmd_diff.c,
 	 * cmd_report_types.c); hand them the whole command line. */
@@ -249,6 +273,9 @@ int cmd_report(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case OPT_ABS_TIME:
+			abs_time = true;
+			break;
 		case OPT_STDIO: /* perf's spelling; the report is always stdio */
 			break;
 		case OPT_THREADS:
@@ -287,6 +314,11 @@ int cmd_report(int argc, char **argv)
 	/* A closed pipe (report X.data | head) must not kill the process
 	 * before the temporary session is removed: writes fail with EPIPE. */
 	signal(SIGPIPE, SIG_IGN);
+	if (!abs_time && time_to_abs(in.store, &o, &err) < 0) {
+		fprintf(stderr, "c2ctui report: %s: %s\n", input, err.msg);
+		session_input_close(&in);
+		return 1;
+	}
 	if (threads)
 		return report_threads(&in, input, &o, threads == 2);
 	rc = report_model_build(&m, in.store, input, &o, &err);
