@@ -301,8 +301,11 @@ static void feat_numa(struct fcur *c)
 		if (v[i].cpus && !cpu_list_text(v[i].cpus))
 			c->bad = true;  /* perf writes "0-3,8": anything else is damage */
 	}
-	if (c->left)
-		c->bad = true;  /* the format never changed: bytes left over are damage */
+	/* The format never changed: bytes left over are damage, but for the
+	 * zeros that pad a pipe file's feature record to 8 bytes. */
+	for (size_t k = 0; k < c->left && !c->bad; k++)
+		if (k >= 8 || c->p[k])
+			c->bad = true;
 	if (!c->bad) {
 		h->numa_nodes = v;
 		h->nr_numa_nodes = nr;

@@ -76,3 +76,12 @@ else
 fi
 if grep -q 'samples and lost' err.txt; then nok "$T: no drop-rate warning under 5%" "$(grep 'samples and lost' err.txt)"
 else ok "$T: no drop-rate warning under 5%"; fi
+# report / locks / open of a perf.data import it first: the same warnings,
+# as perf report prints them for the same file
+"$C2CTUI" report lost.data >/dev/null 2>rerr.txt
+if grep -qE '^Warning: Processed [0-9]+ events and lost 2 chunks! Check IO/CPU overload!$' rerr.txt &&
+   [ "$(grep -c '^Warning' rerr.txt)" = "$(grep -c '^Warning' err.txt)" ]; then
+  ok "$T: report of a perf.data warns as import does"
+else
+  nok "$T: report of a perf.data warns as import does" "$(head -3 rerr.txt | tr '\n' '|')"
+fi

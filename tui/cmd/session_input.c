@@ -46,6 +46,41 @@ void cmd_import_progress(void *ctx, const struct import_progress *p)
 	fflush(stderr);
 }
 
+/* Says on stderr what perf report says about the same recording, in
+ * perf's words so the two read alike: LOST records, and the share of
+ * samples lost when LOST_SAMPLES records say more than 5% (perf's rule);
+ * then throttling, from the counters the import stored in the session. */
+void cmd_import_warnings(const char *output, const struct import_result *res)
+{
+	struct store_summary sum;
+	struct store_filter f;
+	struct c2c_error err = { 0 };
+	struct store *st = NULL;
+
+	if (store_open(&st, output, STORE_OPEN_RDONLY, &err) < 0)
+		goto out;
+	store_filter_init(&f);
+	if (store_query_summary(st, &f, &sum, &err) < 0)
+		goto out;
+	if (sum.counters[STORE_CNT_LOST])
+		fprintf(stderr, "Warning: Processed %" PRIu64 " events and lost %" PRIu64 " chunks! Check IO/CPU overload!\n",
+			res->records, sum.counters[STORE_CNT_LOST]);
+	if (res->lost_samples_records) {
+		double total = (double)(res->samples + res->lost_samples_records);
+		double drop = (double)res->lost_samples_records / total;
+		if (drop > 0.05)
+			fprintf(stderr, "Warning: Processed %" PRIu64 " samples and lost %3.2f%%!\n",
+				res->samples + res->lost_samples_records, drop * 100.0);
+	}
+	if (sum.counters[STORE_CNT_THROTTLE])
+		fprintf(stderr, "Warning: the kernel throttled sampling %" PRIu64 " time%s (%" PRIu64 " unthrottled; "
+			"kernel.perf_event_max_sample_rate): samples are missing from those intervals\n",
+			sum.counters[STORE_CNT_THROTTLE], sum.counters[STORE_CNT_THROTTLE] == 1 ? "" : "s",
+			sum.counters[STORE_CNT_UNTHROTTLE]);
+out:
+	store_close(st);
+}
+
 /* Imports with Ctrl-C stopping the import, not the process: the import
  * commits what it has and returns -EINTR. */
 static int import_stoppable(const char *path, const char *db, bool progress, struct c2c_error *err)
@@ -68,6 +103,8 @@ static int import_stoppable(const char *path, const char *db, bool progress, str
 	rc = import_pipeline_file_ex(path, db, &io, &res, err);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
+	if (res.session_valid)
+		cmd_import_warnings(db, &res);  /* as perf report warns on the same file */
 	/* A damaged perf.data gives what could be read, as perf does; the
 	 * session says it is partial wherever it is shown. Ctrl-C stops. */
 	if (rc < 0 && rc != -EINTR && res.session_valid)

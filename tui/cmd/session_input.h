@@ -12,6 +12,7 @@
 
 struct store;
 struct import_progress;
+struct import_result;
 
 struct session_input {
 	struct store *store;
@@ -33,5 +34,10 @@ void session_input_close(struct session_input *in);
 /* The import progress line on stderr, redrawn in place; only when stderr
  * is a terminal. An import_options.progress callback (ctx unused). */
 void cmd_import_progress(void *ctx, const struct import_progress *p);
+
+/* After an import: what perf report says about the same recording, on
+ * stderr and in perf's words (LOST chunks, the share of samples lost over
+ * 5%), then throttling; from the session at output. */
+void cmd_import_warnings(const char *output, const struct import_result *res);
 
 #endif /* C2C_TUI_SESSION_INPUT_H */
