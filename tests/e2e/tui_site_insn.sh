@@ -101,3 +101,24 @@ if step start tui_start 100 40 -- "$C2CTUI" open mod.db; then
   tui_quit
   tui_stop
 fi
+
+# The binary moved under a --symfs tree (perf's layout: DIR + the recorded
+# path): without --symfs the pane says it cannot read it, with it the
+# instructions are back.
+mkdir -p "symfs$W" && mv conn_before "symfs$W/conn_before"
+if step start2 tui_start 100 40 -- "$C2CTUI" open mod.db; then
+  step site3 tui_key Enter Tab Enter && tui_wait_text "Instructions"
+  if tui_screen | grep -A2 "Instructions" | grep -q "conn_before"; then
+    ok "$T: without --symfs a moved binary is said to be missing"
+  else nok "$T: without --symfs a moved binary is said to be missing"; tui_screen | sed 's/^/#   /'; fi
+  tui_quit
+  tui_stop
+fi
+if step start3 tui_start 100 40 -- "$C2CTUI" open --symfs "$W/symfs" mod.db; then
+  step site4 tui_key Enter Tab Enter && tui_wait_text "Instructions"
+  if tui_wait_text "movq   0x10(%rdi), %rax"; then ok "$T: --symfs finds the moved binary"
+  else nok "$T: --symfs finds the moved binary"; tui_screen | sed 's/^/#   /'; fi
+  tui_quit
+  tui_stop
+fi
+mv "symfs$W/conn_before" conn_before

@@ -25,6 +25,9 @@ static void open_usage(FILE *out)
 		"\n"
 		"  -d, --display MODE   HITM shown and sorted by: tot (default), lcl, rmt, peer\n"
 		"  -o, --output S.db    keep the session imported from a perf.data\n"
+		"      --symfs DIR      look for binaries under DIR (like perf --symfs): when\n"
+		"                       importing, and for the code site's instructions and source\n"
+		"      --kallsyms FILE  kernel symbols for importing a perf.data\n"
 		"  -h, --help           this text\n"
 		"\n"
 		"Keys: arrows/j/k move, Enter opens, Esc goes back, s sorts, f filters,\n"
@@ -46,13 +49,15 @@ int cmd_open(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "display", required_argument, NULL, 'd' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "symfs", required_argument, NULL, 'S' },
+		{ "kallsyms", required_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct c2c_error err = { 0 };
 	struct tui_options opt;
 	struct session_input in;
-	const char *path, *keep = NULL;
+	const char *path, *keep = NULL, *symfs = NULL, *kallsyms = NULL;
 	int c, mode = 0, r, status = 0;
 
 	optind = 1;
@@ -67,6 +72,12 @@ int cmd_open(int argc, char **argv)
 			break;
 		case 'o':
 			keep = optarg;
+			break;
+		case 'S':
+			symfs = optarg;
+			break;
+		case 'K':
+			kallsyms = optarg;
 			break;
 		case 'h':
 			open_usage(stdout);
@@ -91,7 +102,8 @@ int cmd_open(int argc, char **argv)
 		return 1;
 	}
 	/* A perf.data is imported first, with its progress line on stderr. */
-	struct session_input_opts so = { .tmp_name = "open", .keep = keep, .progress = true };
+	struct session_input_opts so = { .tmp_name = "open", .keep = keep, .progress = true, .symfs = symfs,
+					 .kallsyms = kallsyms };
 	r = session_input_open(&in, path, &so, &err);
 	if (r < 0) {
 		fprintf(stderr, "c2ctui open: %s\n", err.msg);
@@ -102,6 +114,7 @@ int cmd_open(int argc, char **argv)
 	memset(&opt, 0, sizeof(opt));
 	opt.title = path;
 	opt.mode = mode;
+	opt.symfs = symfs;
 	opt.err = &err;
 	r = tui_explore(in.store, &opt);
 	if (r == -EINTR) {

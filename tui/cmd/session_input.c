@@ -83,7 +83,8 @@ out:
 
 /* Imports with Ctrl-C stopping the import, not the process: the import
  * commits what it has and returns -EINTR. */
-static int import_stoppable(const char *path, const char *db, bool progress, struct c2c_error *err)
+static int import_stoppable(const char *path, const char *db, const struct session_input_opts *o,
+			    struct c2c_error *err)
 {
 	struct import_options io;
 	struct import_result res;
@@ -92,7 +93,9 @@ static int import_stoppable(const char *path, const char *db, bool progress, str
 
 	memset(&io, 0, sizeof(io));
 	io.stop = &import_stop;
-	if (progress)
+	io.symfs = o->symfs;
+	io.kallsyms = o->kallsyms;
+	if (o->progress)
 		io.progress = cmd_import_progress;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -135,7 +138,7 @@ int session_input_open(struct session_input *in, const char *path, const struct 
 			snprintf(in->tmpdb, sizeof(in->tmpdb), "%s/session.db", in->tmpdir);
 			db = in->tmpdb;
 		}
-		if ((rc = import_stoppable(path, db, o->progress, err)) < 0) {
+		if ((rc = import_stoppable(path, db, o, err)) < 0) {
 			session_input_close(in);
 			return rc;
 		}

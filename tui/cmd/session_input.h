@@ -25,6 +25,8 @@ struct session_input_opts {
 	const char *tmp_name;            /* the temporary directory's name: /tmp/c2ctui-NAME.XXXXXX */
 	const char *keep;                /* import a perf.data into this file and keep it (NULL: temporary) */
 	bool progress;                   /* draw the import's progress line (stderr, when a terminal) */
+	const char *symfs;               /* the import's --symfs (NULL: paths as recorded) */
+	const char *kallsyms;            /* the import's --kallsyms (NULL: the default) */
 };
 
 int session_input_open(struct session_input *in, const char *path, const struct session_input_opts *o,

@@ -34,6 +34,7 @@ struct tui_options {
 	const struct view_ops *first_view;
 	void *first_arg;
 	int mode;               /* initial display mode (enum store_mode; 0: tot) */
+	const char *symfs;      /* binaries and sources looked for under it first (--symfs); NULL: none */
 	struct c2c_error *err;  /* filled when tui_explore fails; may be NULL */
 };
 

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum row_kind { RK_TEXT, RK_HEAD, RK_SRC, RK_SRC_HOT, RK_INSN, RK_INSN_HOT, RK_ACCESS, RK_CALLER };
 
@@ -99,7 +100,19 @@ static void clean_line(char *dst, size_t size, const char *src)
 	dst[o] = 0;
 }
 
-static void add_source(struct site_priv *p, int context)
+/* A recorded path, looked for under --symfs first (as perf does for
+ * binaries), else as recorded. */
+static const char *symfs_path(const struct explorer *ex, const char *path, char *buf, size_t size)
+{
+	const char *symfs = ex->opt ? ex->opt->symfs : NULL;
+
+	if (!symfs || !*symfs || !*path)
+		return path;
+	snprintf(buf, size, "%s/%s", symfs, path[0] == '/' ? path + 1 : path);
+	return access(buf, R_OK) == 0 ? buf : path;
+}
+
+static void add_source(struct site_priv *p, const struct explorer *ex, int context)
 {
 	const struct store_site *s = &p->site;
 	char line[2048], clean[1024];
@@ -110,7 +123,8 @@ static void add_source(struct site_priv *p, int context)
 		add_row(p, RK_TEXT, 0, "  (no source line recorded for this site)");
 		return;
 	}
-	f = fopen(s->file, "r");
+	char where[4200];
+	f = fopen(symfs_path(ex, s->file, where, sizeof(where)), "r");
 	if (!f) {
 		add_row(p, RK_TEXT, 0, "  (%s is not readable here)", s->file);
 		return;
@@ -132,7 +146,7 @@ static void add_source(struct site_priv *p, int context)
 /* The sampled instruction and its neighbours, decoded from the binary the
  * site was recorded in (rel_addr: its own address space), forward from the
  * function's start (rel_addr - offset) when the symbol is known. */
-static void add_insns(struct site_priv *p, int context)
+static void add_insns(struct site_priv *p, const struct explorer *ex, int context)
 {
 	const struct store_site *s = &p->site;
 	struct c2c_error err = { 0 };
@@ -144,7 +158,8 @@ static void add_insns(struct site_priv *p, int context)
 		add_row(p, RK_TEXT, 0, "  (no binary on disk for this site)");
 		return;
 	}
-	if (insn_listing(s->dso, s->rel_addr, s->function[0] ? s->rel_addr - s->offset : 0, context, context,
+	char where[4200];
+	if (insn_listing(symfs_path(ex, s->dso, where, sizeof(where)), s->rel_addr, s->function[0] ? s->rel_addr - s->offset : 0, context, context,
 			 &lines, &n, &err) < 0) {
 		add_row(p, RK_TEXT, 0, "  (%s)", err.msg);
 		return;
@@ -244,10 +259,10 @@ static int site_open(struct view *v, struct c2c_error *err)
 		store_lat_avg(&s->lat, STORE_LAT_LOAD));
 	add_row(p, RK_TEXT, 0, NULL);
 	add_row(p, RK_HEAD, 0, "Source");
-	add_source(p, v->h > 30 ? 6 : 3);
+	add_source(p, v->ex, v->h > 30 ? 6 : 3);
 	add_row(p, RK_TEXT, 0, NULL);
 	add_row(p, RK_HEAD, 0, "Instructions");
-	add_insns(p, v->h > 30 ? 6 : 3);
+	add_insns(p, v->ex, v->h > 30 ? 6 : 3);
 	add_members(p, ex->st, v->q.site);
 	add_row(p, RK_TEXT, 0, NULL);
 	add_row(p, RK_HEAD, 0, "Lines and offsets it touches (%zu)   Enter: open the line", p->nacc);
