@@ -597,12 +597,33 @@ static int apply_assignments(struct store *st, struct bins *b, struct maps *m,
 	return rc;
 }
 
+/* One row of type_assign (main or TEMP, whichever the name reaches). */
+static int insert_assignment(struct store *st, uint64_t base, const char *type_name, const char *binary,
+			     struct c2c_error *err)
+{
+	sqlite3_stmt *s;
+	int rc = prep(st, &s, "INSERT INTO type_assign (base, type_name, binary, created_at) VALUES (?,?,?,?)", err);
+
+	if (rc < 0)
+		return rc;
+	sqlite3_bind_int64(s, 1, (sqlite3_int64)base);
+	sqlite3_bind_text(s, 2, type_name, -1, SQLITE_TRANSIENT);
+	if (binary)
+		sqlite3_bind_text(s, 3, binary, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(s, 3);
+	sqlite3_bind_int64(s, 4, (sqlite3_int64)time(NULL));
+	if (sqlite3_step(s) != SQLITE_DONE)
+		rc = store_sqlerr(st, err, "saving an assignment");
+	sqlite3_finalize(s);
+	return rc;
+}
+
 int typeinfo_assign(struct store *st, uint64_t base, const char *type_name, const char *binary,
 		    const struct typeinfo_opts *o, struct c2c_error *err)
 {
 	struct bins b = { .o = o };
 	struct maps m = { 0 };
-	sqlite3_stmt *s;
 	int rc;
 
 	if ((rc = begin_tables(st, err)) < 0)
@@ -610,19 +631,8 @@ int typeinfo_assign(struct store *st, uint64_t base, const char *type_name, cons
 	rc = maps_load(st, &m, err);
 	if (rc == 0)
 		rc = apply_one(st, &b, &m, base, type_name, binary, NULL, err);
-	if (rc == 0 && (rc = prep(st, &s, "INSERT INTO type_assign (base, type_name, binary,"
-				  " created_at) VALUES (?,?,?,?)", err)) == 0) {
-		sqlite3_bind_int64(s, 1, (sqlite3_int64)base);
-		sqlite3_bind_text(s, 2, type_name, -1, SQLITE_TRANSIENT);
-		if (binary)
-			sqlite3_bind_text(s, 3, binary, -1, SQLITE_TRANSIENT);
-		else
-			sqlite3_bind_null(s, 3);
-		sqlite3_bind_int64(s, 4, (sqlite3_int64)time(NULL));
-		if (sqlite3_step(s) != SQLITE_DONE)
-			rc = store_sqlerr(st, err, "saving an assignment");
-		sqlite3_finalize(s);
-	}
+	if (rc == 0)
+		rc = insert_assignment(st, base, type_name, binary, err);
 	if (rc == 0)
 		rc = store_exec(st, "COMMIT;", err);
 	else
@@ -635,7 +645,6 @@ int typeinfo_assign(struct store *st, uint64_t base, const char *type_name, cons
 int typeinfo_save_assignment(struct store *st, uint64_t base, const char *type_name, const char *binary,
 			     struct c2c_error *err)
 {
-	sqlite3_stmt *s;
 	int rc;
 
 	if (!st->writable)
@@ -646,19 +655,8 @@ int typeinfo_save_assignment(struct store *st, uint64_t base, const char *type_n
 	 * assignment: dropped, to be recomputed with it on the next read. */
 	rc = store_exec(st, TYPEINFO_ASSIGN_SCHEMA("") "DROP TABLE IF EXISTS type_attr;"
 			" DROP TABLE IF EXISTS type_layouts; DROP TABLE IF EXISTS type_members;", err);
-	if (rc == 0 && (rc = prep(st, &s, "INSERT INTO type_assign (base, type_name, binary, created_at)"
-				  " VALUES (?,?,?,?)", err)) == 0) {
-		sqlite3_bind_int64(s, 1, (sqlite3_int64)base);
-		sqlite3_bind_text(s, 2, type_name, -1, SQLITE_TRANSIENT);
-		if (binary)
-			sqlite3_bind_text(s, 3, binary, -1, SQLITE_TRANSIENT);
-		else
-			sqlite3_bind_null(s, 3);
-		sqlite3_bind_int64(s, 4, (sqlite3_int64)time(NULL));
-		if (sqlite3_step(s) != SQLITE_DONE)
-			rc = store_sqlerr(st, err, "saving an assignment");
-		sqlite3_finalize(s);
-	}
+	if (rc == 0)
+		rc = insert_assignment(st, base, type_name, binary, err);
 	if (rc == 0)
 		return store_exec(st, "COMMIT;", err);
 	store_exec(st, "ROLLBACK;", NULL);
