@@ -334,6 +334,18 @@ double store_lat_avg(const struct store_lat *lat, enum store_lat_kind k);
  * from the samples table (one scan in recording order; the result is
  * cached until the filter or the session changes); without them the precomputed
  * aggregates answer. */
+/* A set of CPUs, nodes, pids or tids as ranges ("0-3,8", perf's list
+ * syntax): report --cpu/--node/--pid/--tid. n == 0: any. */
+#define STORE_ID_SET_MAX 16
+struct store_id_set {
+	uint32_t n;
+	struct { int64_t lo, hi; } r[STORE_ID_SET_MAX];
+};
+/* Parses "0-3,8" (non-negative numbers and ranges, comma separated) into
+ * s; -EINVAL for anything else or more than STORE_ID_SET_MAX ranges. */
+int store_id_set_parse(struct store_id_set *s, const char *text);
+bool store_id_set_has(const struct store_id_set *s, int64_t v);
+
 struct store_filter {
 	int32_t cpu;             /* -1 any */
 	int32_t node;            /* -1 any */
@@ -346,6 +358,9 @@ struct store_filter {
 	uint64_t min_hitm;       /* lines: HITM (of the mode) >= this */
 	bool double_cl;          /* 128-byte lines (perf --double-cl) */
 	bool phys_lines;         /* lines keyed by physical address */
+	/* Sets (report's lists), on top of the single values above; a set
+	 * makes the query recompute from the samples like them. */
+	struct store_id_set cpus, nodes, pids, tids;
 };
 void store_filter_init(struct store_filter *f);
 

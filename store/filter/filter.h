@@ -17,6 +17,14 @@ uint32_t store_line_size(const struct store *st, const struct store_filter *f);
 /* " WHERE cpu = :cpu AND ..." for the sample filters of f ("" when none);
  * lock_table: the lock_waits table (node through the cpus table). */
 int store_filter_sql(const struct store *st, const struct store_filter *f, char *buf, size_t size, bool lock_table);
+/* " AND (cpu BETWEEN 0 AND 3 OR ...) AND ..." for f's sets alone ("" when
+ * none), columns named with prefix ("w."): for queries that bind the
+ * single values themselves. -ENOSPC when buf is too small. */
+int store_filter_sets_sql(const struct store_filter *f, const char *prefix, bool lock_table, char *buf, size_t size);
+/* head + f's sets (on lock_waits, columns named with prefix) + tail, for
+ * the queries of lock waits that bind the single values themselves;
+ * heap-allocated (free()), NULL when out of memory. */
+char *store_sql_with_sets(const char *head, const struct store_filter *f, const char *prefix, const char *tail);
 /* Binds the named parameters store_filter_sql used. */
 void store_filter_bind(sqlite3_stmt *s, const struct store_filter *f);
 

@@ -6,7 +6,10 @@
 #include "store/filter/filter.h"
 #include "collector/base/appendf.h"
 
+#include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void store_filter_init(struct store_filter *f)
@@ -15,10 +18,88 @@ void store_filter_init(struct store_filter *f)
 	f->cpu = f->node = f->pid = f->tid = -1;
 }
 
+static bool has_sets(const struct store_filter *f)
+{
+	return f->cpus.n || f->nodes.n || f->pids.n || f->tids.n;
+}
+
 bool store_filter_needs_recompute(const struct store_filter *f)
 {
 	return f && (f->cpu >= 0 || f->node >= 0 || f->pid >= 0 || f->tid >= 0 || f->time_from || f->time_to ||
-		     f->double_cl || f->phys_lines);
+		     f->double_cl || f->phys_lines || has_sets(f));
+}
+
+int store_id_set_parse(struct store_id_set *s, const char *text)
+{
+	const char *p = text;
+
+	memset(s, 0, sizeof(*s));
+	while (*p) {
+		char *end;
+		long long lo, hi;
+
+		if (*p < '0' || *p > '9')
+			return -EINVAL;
+		lo = strtoll(p, &end, 10);
+		hi = lo;
+		if (*end == '-') {
+			p = end + 1;
+			if (*p < '0' || *p > '9')
+				return -EINVAL;
+			hi = strtoll(p, &end, 10);
+		}
+		if (hi < lo || hi > INT32_MAX || s->n == STORE_ID_SET_MAX)
+			return -EINVAL;
+		s->r[s->n].lo = lo;
+		s->r[s->n].hi = hi;
+		s->n++;
+		if (*end == ',' && end[1])
+			end++;
+		else if (*end)
+			return -EINVAL;
+		p = end;
+	}
+	return s->n ? 0 : -EINVAL;
+}
+
+bool store_id_set_has(const struct store_id_set *s, int64_t v)
+{
+	if (!s->n)
+		return true;
+	for (uint32_t i = 0; i < s->n; i++)
+		if (v >= s->r[i].lo && v <= s->r[i].hi)
+			return true;
+	return false;
+}
+
+/* "(col BETWEEN lo AND hi OR ...)": the numbers are ours (parsed), so
+ * they go into the text; a set of nodes on lock_waits goes through cpus. */
+static size_t set_sql(char *buf, size_t size, size_t n, const char *prefix, const char *col,
+		      const struct store_id_set *set, bool node_via_cpus)
+{
+	if (!set->n)
+		return n;
+	n = c2c_appendf(buf, size, n, "%s%s", node_via_cpus ? prefix : "", node_via_cpus ? "cpu IN (SELECT cpu FROM cpus WHERE " : "(");
+	for (uint32_t i = 0; i < set->n; i++)
+		n = c2c_appendf(buf, size, n, "%s%s%s BETWEEN %lld AND %lld", i ? " OR " : "", node_via_cpus ? "" : prefix,
+				col, (long long)set->r[i].lo, (long long)set->r[i].hi);
+	return c2c_appendf(buf, size, n, ")");
+}
+
+int store_filter_sets_sql(const struct store_filter *f, const char *prefix, bool lock_table, char *buf, size_t size)
+{
+	const struct store_id_set *sets[] = { &f->cpus, &f->nodes, &f->pids, &f->tids };
+	const char *cols[] = { "cpu", "node", "pid", "tid" };
+	size_t n = 0;
+
+	buf[0] = 0;
+	for (int i = 0; i < 4; i++) {
+		if (!sets[i]->n)
+			continue;
+		n = c2c_appendf(buf, size, n, " AND ");
+		n = set_sql(buf, size, n, prefix, cols[i], sets[i], lock_table && i == 1);
+	}
+	return n >= size ? -ENOSPC : 0;
 }
 
 uint32_t store_line_size(const struct store *st, const struct store_filter *f)
@@ -63,6 +144,12 @@ int store_filter_sql(const struct store *st, const struct store_filter *f, char 
 		ADD("time < :t1");
 	if (ids)
 		ADD(ids);  /* only the ids of the blocks in the window: no full scan */
+	if (has_sets(f)) {
+		char sets[2048];
+		if (store_filter_sets_sql(f, "", lock_table, sets, sizeof(sets)) < 0)
+			return -ENOSPC;
+		ADD(sets + 5);  /* without its leading " AND " */
+	}
 #undef ADD
 	return 0;
 }
@@ -84,4 +171,16 @@ void store_filter_bind(sqlite3_stmt *s, const struct store_filter *f)
 		sqlite3_bind_int64(s, i, (sqlite3_int64)f->time_from);
 	if ((i = sqlite3_bind_parameter_index(s, ":t1")))
 		sqlite3_bind_int64(s, i, (sqlite3_int64)f->time_to);
+}
+
+char *store_sql_with_sets(const char *head, const struct store_filter *f, const char *prefix, const char *tail)
+{
+	char sets[2048] = "";
+	char *sql;
+
+	if (f && has_sets(f) && store_filter_sets_sql(f, prefix, true, sets, sizeof(sets)) < 0)
+		return NULL;
+	if (asprintf(&sql, "%s%s%s", head, sets, tail) < 0)
+		return NULL;
+	return sql;
 }

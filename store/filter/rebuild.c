@@ -12,7 +12,7 @@
 int agg_rebuild(struct agg *a, struct store *st, const struct store_filter *f, bool keep_order,
 		struct c2c_error *err)
 {
-	char where[256], sql[768];
+	char where[4096], sql[4608];
 	sqlite3_stmt *s;
 	int r, rc;
 

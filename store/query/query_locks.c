@@ -15,6 +15,7 @@
 #include <sqlite3.h>
 
 #include "store/base/base.h"
+#include "store/filter/filter.h"
 
 #define GOLDEN_RATIO_64 0x61C8864680B583EBull
 #define LOCKHASH_BITS 12
@@ -587,11 +588,12 @@ int store_query_lock_cpus(struct store *st, uint64_t line_addr, const struct sto
 {
 	/* lock_waits answers the cpu, pid, tid and time filters directly
 	 * (node and symbol do not apply to a wait), as store_query_lock_sites. */
-	static const char sql[] =
+	static const char head[] =
 		"SELECT cpu, COUNT(*), SUM(wait_ns), MAX(wait_ns), COUNT(DISTINCT tid) FROM lock_waits"
 		" WHERE (?1 = 0 OR line = ?2) AND (?3 < 0 OR cpu = ?3) AND (?4 < 0 OR pid = ?4)"
-		" AND (?5 < 0 OR tid = ?5) AND time >= ?6 AND (?7 = 0 OR time < ?7) GROUP BY cpu ORDER BY cpu";
+		" AND (?5 < 0 OR tid = ?5) AND time >= ?6 AND (?7 = 0 OR time < ?7)";
 	struct store_filter none;
+	char *sql;
 	sqlite3_stmt *s;
 	size_t cap = 0;
 	int rc, r;
@@ -602,7 +604,11 @@ int store_query_lock_cpus(struct store *st, uint64_t line_addr, const struct sto
 		store_filter_init(&none);
 		f = &none;
 	}
-	if ((r = store_prepare(st, &s, sql, err)) < 0)
+	if (!(sql = store_sql_with_sets(head, f, "", " GROUP BY cpu ORDER BY cpu")))
+		return c2c_error_set(err, -ENOMEM, "out of memory");
+	r = store_prepare(st, &s, sql, err);
+	free(sql);
+	if (r < 0)
 		return r;
 	sqlite3_bind_int(s, 1, line_addr != STORE_ALL_LINES);
 	sqlite3_bind_int64(s, 2, (sqlite3_int64)line_addr);
@@ -640,11 +646,12 @@ int store_query_lock_cpus(struct store *st, uint64_t line_addr, const struct sto
 int store_query_lock_counts(struct store *st, uint64_t line_addr, const struct store_filter *f, uint32_t *nr_cpus,
 			    uint32_t *nr_threads, struct c2c_error *err)
 {
-	static const char sql[] =
+	static const char head[] =
 		"SELECT COUNT(DISTINCT cpu), COUNT(DISTINCT tid) FROM lock_waits"
 		" WHERE (?1 = 0 OR line = ?2) AND (?3 < 0 OR cpu = ?3) AND (?4 < 0 OR pid = ?4)"
 		" AND (?5 < 0 OR tid = ?5) AND time >= ?6 AND (?7 = 0 OR time < ?7)";
 	struct store_filter none;
+	char *sql;
 	sqlite3_stmt *s;
 	int r;
 
@@ -653,7 +660,11 @@ int store_query_lock_counts(struct store *st, uint64_t line_addr, const struct s
 		store_filter_init(&none);
 		f = &none;
 	}
-	if ((r = store_prepare(st, &s, sql, err)) < 0)
+	if (!(sql = store_sql_with_sets(head, f, "", "")))
+		return c2c_error_set(err, -ENOMEM, "out of memory");
+	r = store_prepare(st, &s, sql, err);
+	free(sql);
+	if (r < 0)
 		return r;
 	sqlite3_bind_int(s, 1, line_addr != STORE_ALL_LINES);
 	sqlite3_bind_int64(s, 2, (sqlite3_int64)line_addr);

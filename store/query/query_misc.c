@@ -26,7 +26,7 @@ int store_query_timeline(struct store *st, uint64_t line_addr, const struct stor
 {
 	bool all = line_addr == STORE_ALL_LINES;
 	uint64_t t0, t1, width;
-	char where[256], *sql;
+	char where[4096], *sql;
 	sqlite3_stmt *s;
 	int r, rc;
 
@@ -48,7 +48,8 @@ int store_query_timeline(struct store *st, uint64_t line_addr, const struct stor
 	struct store_slicing sl;
 	bool sliced = !t0 && !t1 && store_timeline_slicing(st, &sl);
 	if (sliced && !store_timeline_scan_forced() &&
-	    (!f || (f->cpu < 0 && f->node < 0 && f->pid < 0 && f->tid < 0 && !f->double_cl && !f->phys_lines))) {
+	    (!f || (f->cpu < 0 && f->node < 0 && f->pid < 0 && f->tid < 0 && !f->double_cl && !f->phys_lines &&
+		    !f->cpus.n && !f->nodes.n && !f->pids.n && !f->tids.n))) {
 		r = store_timeline_from_slices(st, &sl, line_addr, mode_counter(mode), nbuckets, rows, n, err);
 		if (r != 0)
 			return r < 0 ? r : 0;

@@ -96,7 +96,7 @@ int store_query_lines_seq(struct store *st, const struct store_filter *f, unsign
 	struct c2c_mem_range *ranges = NULL;
 	struct store_maps maps;
 	size_t nranges = 0, *idx;
-	char where[256], *sql, *in = NULL;
+	char where[4096], *sql, *in = NULL;
 	size_t inlen = 0;
 	uint32_t ls = store_line_size(st, f);
 	bool phys_lines = f && f->phys_lines, need_dso;

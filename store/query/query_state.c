@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct store_query_state *store_query_state_new(void)
 {
@@ -24,7 +25,9 @@ static bool same_filter(const struct store *st, const struct store_filter *f)
 	const struct store_filter *o = &st->query->tmp_filter;
 	return o->cpu == f->cpu && o->node == f->node && o->pid == f->pid && o->tid == f->tid &&
 	       o->time_from == f->time_from && o->time_to == f->time_to && o->double_cl == f->double_cl &&
-	       o->phys_lines == f->phys_lines;
+	       o->phys_lines == f->phys_lines && !memcmp(&o->cpus, &f->cpus, sizeof(f->cpus)) &&
+	       !memcmp(&o->nodes, &f->nodes, sizeof(f->nodes)) && !memcmp(&o->pids, &f->pids, sizeof(f->pids)) &&
+	       !memcmp(&o->tids, &f->tids, sizeof(f->tids));
 }
 
 /* Changes whenever this handle or another connection commits, so temp

@@ -60,7 +60,7 @@ int store_query_threads(struct store *st, const struct store_filter *f, bool by_
 {
 	const char *key = by_process ? "pid, -1" : "pid, tid";
 	bool phys = f && f->phys_lines;
-	char where[512], *sql = NULL;
+	char where[4096], *sql = NULL;
 	sqlite3_stmt *s;
 	size_t cap = 0;
 	int r, rc;

@@ -2,6 +2,7 @@
  * lock was waited on from (lock waits grouped by their caller site), for
  * the line view's lock section. */
 #include "store/query/query_priv.h"
+#include "store/filter/filter.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -14,13 +15,13 @@ int store_query_lock_sites(struct store *st, uint64_t lock_addr, const struct st
 {
 	/* The raw lock_waits table answers every filter key but node and
 	 * symbol directly; it is small next to the samples. */
-	static const char sql[] =
+	static const char head[] =
 		"SELECT w.site, COUNT(*), SUM(w.wait_ns), MAX(w.wait_ns), COUNT(DISTINCT w.tid),"
 		" s.function, s.offset, s.dso, s.ip FROM lock_waits w LEFT JOIN sites s ON s.id = w.site"
 		" WHERE w.lock_addr = ?1 AND (?2 < 0 OR w.cpu = ?2) AND (?3 < 0 OR w.pid = ?3)"
-		" AND (?4 < 0 OR w.tid = ?4) AND w.time >= ?5 AND (?6 = 0 OR w.time < ?6)"
-		" GROUP BY w.site ORDER BY 3 DESC, 2 DESC, w.site";
+		" AND (?4 < 0 OR w.tid = ?4) AND w.time >= ?5 AND (?6 = 0 OR w.time < ?6)";
 	struct store_filter none;
+	char *sql;
 	sqlite3_stmt *s;
 	size_t cap = 0;
 	int rc, r;
@@ -31,7 +32,11 @@ int store_query_lock_sites(struct store *st, uint64_t lock_addr, const struct st
 		store_filter_init(&none);
 		f = &none;
 	}
-	if ((r = store_prepare(st, &s, sql, err)) < 0)
+	if (!(sql = store_sql_with_sets(head, f, "w.", " GROUP BY w.site ORDER BY 3 DESC, 2 DESC, w.site")))
+		return c2c_error_set(err, -ENOMEM, "out of memory");
+	r = store_prepare(st, &s, sql, err);
+	free(sql);
+	if (r < 0)
 		return r;
 	sqlite3_bind_int64(s, 1, (sqlite3_int64)lock_addr);
 	sqlite3_bind_int64(s, 2, f->cpu);

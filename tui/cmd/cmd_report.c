@@ -34,6 +34,10 @@ static void usage(FILE *out)
 		"      --time FROM,TO       only samples in this window: seconds from the recording's first sample,\n"
 		"                           as the explorer shows them (either may be empty)\n"
 		"      --abs-time           --time's seconds are perf clock timestamps (perf script's times)\n"
+		"  -C, --cpu LIST           only samples of these CPUs (perf's list: 0-3,8)\n"
+		"      --node LIST          only samples of CPUs on these NUMA nodes\n"
+		"      --pid LIST           only samples of these processes\n"
+		"      --tid LIST           only samples of these threads\n"
 		"      --threads            per-thread table: HITM, loads, stores, lines touched, CPUs\n"
 		"      --processes          the same per process\n"
 		"  -h, --help               this text\n"
@@ -94,7 +98,8 @@ static int parse_time(const char *s, uint64_t *from, uint64_t *to)
 
 enum {
 	OPT_LINES = 256, OPT_FORMAT, OPT_SHOW_ALL, OPT_DOUBLE_CL, OPT_FULL_SYMBOLS, OPT_NO_SOURCE,
-	OPT_STATS, OPT_PHYS_LINES, OPT_TIME, OPT_STDIO, OPT_THREADS, OPT_PROCESSES, OPT_ABS_TIME,
+	OPT_STATS, OPT_PHYS_LINES, OPT_TIME, OPT_STDIO, OPT_THREADS, OPT_PROCESSES, OPT_ABS_TIME, OPT_NODE,
+	OPT_PID, OPT_TID,
 };
 
 /* --time is relative to the recording's first sample (what the explorer
@@ -130,11 +135,7 @@ static int report_threads(struct session_input *in, const char *input, const str
 	size_t n = 0;
 	int rc;
 
-	store_filter_init(&f);
-	f.time_from = o->time_from;
-	f.time_to = o->time_to;
-	f.double_cl = o->double_cl;
-	f.phys_lines = o->phys_lines;
+	report_filter_from_opts(&f, o);
 	if (!o->display_set)
 		d = c2c_display_default(store_get_meta(in->store, STORE_META_ARCH, arch, sizeof(arch)) < 0 ? "" : arch);
 	rc = store_query_threads(in->store, &f, by_process, &rows, &n, &err);
@@ -176,6 +177,10 @@ int cmd_report(int argc, char **argv)
 		{ "phys-lines", no_argument, NULL, OPT_PHYS_LINES },
 		{ "time", required_argument, NULL, OPT_TIME },
 		{ "abs-time", no_argument, NULL, OPT_ABS_TIME },
+		{ "cpu", required_argument, NULL, 'C' },
+		{ "node", required_argument, NULL, OPT_NODE },
+		{ "pid", required_argument, NULL, OPT_PID },
+		{ "tid", required_argument, NULL, OPT_TID },
 		{ "stdio", no_argument, NULL, OPT_STDIO },
 		{ "threads", no_argument, NULL, OPT_THREADS },
 		{ "processes", no_argument, NULL, OPT_PROCESSES },
@@ -204,7 +209,7 @@ int cmd_report(int argc, char **argv)
 	}
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:d:c:Nh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:d:c:C:Nh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			input = optarg;
@@ -276,6 +281,19 @@ int cmd_report(int argc, char **argv)
 		case OPT_ABS_TIME:
 			abs_time = true;
 			break;
+		case 'C':
+		case OPT_NODE:
+		case OPT_PID:
+		case OPT_TID: {
+			struct store_id_set *set = c == 'C' ? &o.cpus : c == OPT_NODE ? &o.nodes : c == OPT_PID ? &o.pids : &o.tids;
+			const char *name = c == 'C' ? "--cpu" : c == OPT_NODE ? "--node" : c == OPT_PID ? "--pid" : "--tid";
+			if (store_id_set_parse(set, optarg) < 0) {
+				fprintf(stderr, "c2ctui report: %s wants a list such as 0-3,8 (at most %d ranges), not '%s'\n",
+					name, STORE_ID_SET_MAX, optarg);
+				return 2;
+			}
+			break;
+		}
 		case OPT_STDIO: /* perf's spelling; the report is always stdio */
 			break;
 		case OPT_THREADS:

@@ -35,7 +35,12 @@ struct report_opts {
 	bool stats_only;           /* --stats: summaries only */
 	bool no_source;
 	uint64_t time_from, time_to; /* ns; 0 = open end */
+	/* --cpu/--node/--pid/--tid lists (n == 0: any) */
+	struct store_id_set cpus, nodes, pids, tids;
 };
+/* The store filter the report's options ask for (time window, lists,
+ * line keys): one for the main report and --threads. */
+void report_filter_from_opts(struct store_filter *f, const struct report_opts *o);
 
 /* One Shared Data Cache Line Table row and its Pareto rows. */
 struct report_line {

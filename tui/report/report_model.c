@@ -38,13 +38,17 @@ static int model_locks(struct report_model *m, struct store *st, const struct st
 	return 0;
 }
 
-static void filter_from_opts(struct store_filter *f, const struct report_opts *o)
+void report_filter_from_opts(struct store_filter *f, const struct report_opts *o)
 {
 	store_filter_init(f);
 	f->time_from = o->time_from;
 	f->time_to = o->time_to;
 	f->double_cl = o->double_cl;
 	f->phys_lines = o->phys_lines;
+	f->cpus = o->cpus;
+	f->nodes = o->nodes;
+	f->pids = o->pids;
+	f->tids = o->tids;
 }
 
 /* Lines with the same display counter: perf keeps them in its line-key
@@ -184,7 +188,7 @@ int report_model_build(struct report_model *m, struct store *st, const char *inp
 	memset(m, 0, sizeof(*m));
 	m->input = input;
 	m->opts = *o;
-	filter_from_opts(&f, o);
+	report_filter_from_opts(&f, o);
 	store_get_status(st, &m->status);
 	store_status_line(&m->status, input, m->status_line, sizeof(m->status_line));
 
