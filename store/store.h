@@ -421,6 +421,10 @@ enum store_line_sort {
 	STORE_SORT_ADDR,
 	STORE_SORT_SYMBOL,
 	STORE_SORT_LOCK_WAIT,    /* total lock wait ns on the line */
+	STORE_SORT_PERF_RECORDS, /* perf's Records: loads + stores it classifies (c2c_total_records) */
+	/* STORE_SORT_COUNTER + c: by the counter c (enum c2c_counter), e.g.
+	 * st_l1hit or ld_fbhit: perf's other table columns */
+	STORE_SORT_COUNTER = 64,
 };
 
 struct store_lines_query {

@@ -101,6 +101,11 @@ static void order_by(const struct store_lines_query *q, char *buf, size_t size)
 	case STORE_SORT_THREADS: key = "l.nr_threads"; break;
 	case STORE_SORT_SITES: key = "l.nr_sites"; break;
 	case STORE_SORT_LOCK_WAIT: key = "l.lock_wait_ns"; break;
+	case STORE_SORT_PERF_RECORDS:
+		/* c2c_total_records: LLC misses + cache hits + classified stores */
+		key = "(l.lcl_dram + l.rmt_dram + l.rmt_hitm + l.rmt_hit + l.ld_fbhit + l.ld_l1hit + l.ld_l2hit"
+		      " + l.ld_llchit + l.lcl_hitm + l.st_l1hit + l.st_l1miss + l.st_na)";
+		break;
 	case STORE_SORT_ADDR:
 		snprintf(buf, size, "(l.line < 0) %s, l.line %s", dir, dir);
 		return;
@@ -109,7 +114,10 @@ static void order_by(const struct store_lines_query *q, char *buf, size_t size)
 		return;
 	case STORE_SORT_HITM:
 	default:
-		snprintf(tmp, sizeof(tmp), "%s", mode_col(q->mode));
+		if ((int)q->sort >= STORE_SORT_COUNTER && (int)q->sort < STORE_SORT_COUNTER + C2C_COUNTER_MAX)
+			snprintf(tmp, sizeof(tmp), "l.%s", c2c_counter_name((enum c2c_counter)(q->sort - STORE_SORT_COUNTER)));
+		else
+			snprintf(tmp, sizeof(tmp), "%s", mode_col(q->mode));
 		key = tmp;
 		break;
 	}

@@ -113,10 +113,56 @@ session() {
   tui_stop
 }
 
+# sorted_by TITLE KEY JSON: the dumped screen's title says it is sorted by
+# TITLE, descending, and the report's KEY of its rows' lines never increases.
+sorted_by() {
+  python3 - "$E2E_TMP/screen.txt" "$1" "$2" "$3" <<'EOF'
+import json, sys
+screen = open(sys.argv[1], encoding="utf-8").read().split("\n")
+title, key = sys.argv[2], sys.argv[3]
+lines = {}
+for l in json.load(open(sys.argv[4]))["lines"]:
+    lines.setdefault(l["address"], []).append(l[key])
+if "(sort: %s desc)" % title not in screen[3]:
+    print("# not sorted by %s: %s" % (title, screen[3])); sys.exit(1)
+vals = []
+for row in screen[5:-1]:
+    f = row.split()
+    if len(f) > 1 and f[1].startswith("0x") and len(lines.get(f[1], [])) == 1:
+        vals.append(lines[f[1]][0])
+ok = len(vals) > 2 and all(a >= b for a, b in zip(vals, vals[1:]))
+share = [lines[a][0] for a in sorted((a for a in lines if len(lines[a]) == 1),
+                                     key=lambda a: -next(l for l in json.load(open(sys.argv[4]))["lines"]
+                                                         if l["address"] == a)["costly_pct"])]
+print("%d rows%s: %s" % (len(vals), "" if vals != share[:len(vals)] else " (also the Share order)", vals[:8]))
+sys.exit(0 if ok else 1)
+EOF
+}
+
+# Every set's number columns sort in the store (perf's counters): the
+# screen's order is the report's numbers' order.
+sorts() {
+  local db=$1 json=$2 all=${3:-} out
+  tui_start 200 50 -- "$C2CTUI" open "$db" || { nok "$T: sorts" "no first screen"; tui_stop; return; }
+  [ -z "$all" ] || tui_key a
+  tui_key v && tui_key s Right Right Right Enter     # Stores: Share, Stores, L1Hit, L1Miss
+  tui_poll _screen_has "sort: L1Miss desc" && tui_screen >"$E2E_TMP/screen.txt"
+  if out=$(sorted_by L1Miss st_l1miss "$json"); then ok "$T: $db: sort by L1Miss ($out)"; else nok "$T: $db: sort by L1Miss" "$out"; fi
+  tui_key v && tui_key s Right Right Right Right Right Enter   # Load sources: Share, FB, L1, L2, LclHit, LclHitm
+  tui_poll _screen_has "sort: LclHitm desc" && tui_screen >"$E2E_TMP/screen.txt"
+  if out=$(sorted_by LclHitm ld_lclhitm "$json"); then ok "$T: $db: sort by LclHitm ($out)"; else nok "$T: $db: sort by LclHitm" "$out"; fi
+  tui_key v && tui_key v && tui_key s Right Enter    # Records/PA: Share, Records
+  tui_poll _screen_has "sort: Records desc" && tui_screen >"$E2E_TMP/screen.txt"
+  if out=$(sorted_by Records records "$json"); then ok "$T: $db: sort by Records ($out)"; else nok "$T: $db: sort by Records" "$out"; fi
+  tui_quit
+  tui_stop
+}
+
 if [ -x "$GEN" ] && "$GEN" --scenario mixed -o mixed.data >/dev/null 2>&1 &&
    "$C2CTUI" import mixed.data -o mixed.db >/dev/null 2>&1; then
   session mixed mixed.db 80 24
   session mixed mixed.db 200 50
+  sorts mixed.db mixed.json
 else
   nok "$T: setup" "cannot generate and import a session"
 fi
@@ -126,6 +172,7 @@ fx=$C2C_FIXTURES/real/amd-zen2-ibs-c2c.data
 if [ -f "$fx" ] && "$C2CTUI" import "$fx" -o zen2.db >/dev/null 2>&1; then
   session zen2 zen2.db 80 24 all
   session zen2 zen2.db 200 50 all
+  sorts zen2.db zen2.json all
 else
   skip "$T: real recording" "$fx absent or not importable"
 fi

@@ -30,8 +30,10 @@ enum lines_col {
  * whole table itself (false, mixed, true, none; HITM order within). */
 #define SORT_VERDICT 1000
 
-/* Titles as report's text header names them; perf's columns the store
- * cannot sort by are not sortable (-1). */
+/* Titles as report's text header names them; the sort keys are the
+ * store's (perf's counters by STORE_SORT_COUNTER + counter); Node and PA
+ * cnt, from the report's sample-order scan of the visible rows, are not
+ * sortable (-1). */
 static const struct table_col lines_cols[LC__COUNT] = {
 	[LC_RANK]    = { "#", 4, 0, TAL_RIGHT, -1, 0 },
 	[LC_ADDR]    = { "Address", 18, 0, TAL_LEFT, STORE_SORT_ADDR, 0 },
@@ -52,23 +54,23 @@ static const struct table_col lines_cols[LC__COUNT] = {
 	[LC_LOCK]    = { "LockWait", 9, 0, TAL_RIGHT, STORE_SORT_LOCK_WAIT, 0 },
 	[LC_WAITS]   = { "Waits", 6, 0, TAL_RIGHT, STORE_SORT_LOCK_WAIT, 0 },
 	[LC_VERDICT] = { "Verdict", 7, 0, TAL_LEFT, SORT_VERDICT, 0 },
-	[LC_RECORDS] = { "Records", 7, 0, TAL_RIGHT, -1, 0 },
+	[LC_RECORDS] = { "Records", 7, 0, TAL_RIGHT, STORE_SORT_PERF_RECORDS, 0 },
 	[LC_PA_CNT]  = { "PA cnt", 6, 0, TAL_RIGHT, -1, 0 },
 	[LC_PNODE]   = { "Node", 5, 0, TAL_RIGHT, -1, 0 },
-	[LC_ST_L1HIT]  = { "L1Hit", 6, 0, TAL_RIGHT, -1, 0 },
-	[LC_ST_L1MISS] = { "L1Miss", 6, 0, TAL_RIGHT, -1, 0 },
-	[LC_ST_NA]   = { "N/A", 6, 0, TAL_RIGHT, -1, 0 },
-	[LC_FB]      = { "FB", 5, 0, TAL_RIGHT, -1, 0 },
-	[LC_L1]      = { "L1", 5, 0, TAL_RIGHT, -1, 0 },
-	[LC_L2]      = { "L2", 5, 0, TAL_RIGHT, -1, 0 },
-	[LC_LCLHIT]  = { "LclHit", 6, 0, TAL_RIGHT, -1, 0 },
-	[LC_LCLHITM] = { "LclHitm", 7, 0, TAL_RIGHT, -1, 0 },
-	[LC_RMTHIT]  = { "RmtHit", 6, 0, TAL_RIGHT, -1, 0 },
-	[LC_RMTHITM] = { "RmtHitm", 7, 0, TAL_RIGHT, -1, 0 },
-	[LC_DRAM_LCL] = { "DramLcl", 7, 0, TAL_RIGHT, -1, 0 },
-	[LC_DRAM_RMT] = { "DramRmt", 7, 0, TAL_RIGHT, -1, 0 },
-	[LC_LCL_PEER] = { "LclPeer", 7, 0, TAL_RIGHT, -1, 0 },
-	[LC_RMT_PEER] = { "RmtPeer", 7, 0, TAL_RIGHT, -1, 0 },
+	[LC_ST_L1HIT]  = { "L1Hit", 6, 0, TAL_RIGHT, STORE_SORT_COUNTER + C2C_ST_L1HIT, 0 },
+	[LC_ST_L1MISS] = { "L1Miss", 6, 0, TAL_RIGHT, STORE_SORT_COUNTER + C2C_ST_L1MISS, 0 },
+	[LC_ST_NA]   = { "N/A", 6, 0, TAL_RIGHT, STORE_SORT_COUNTER + C2C_ST_NA, 0 },
+	[LC_FB]      = { "FB", 5, 0, TAL_RIGHT, STORE_SORT_COUNTER + C2C_LD_FBHIT, 0 },
+	[LC_L1]      = { "L1", 5, 0, TAL_RIGHT, STORE_SORT_COUNTER + C2C_LD_L1HIT, 0 },
+	[LC_L2]      = { "L2", 5, 0, TAL_RIGHT, STORE_SORT_COUNTER + C2C_LD_L2HIT, 0 },
+	[LC_LCLHIT]  = { "LclHit", 6, 0, TAL_RIGHT, STORE_SORT_COUNTER + C2C_LD_LLCHIT, 0 },
+	[LC_LCLHITM] = { "LclHitm", 7, 0, TAL_RIGHT, STORE_SORT_COUNTER + C2C_LCL_HITM, 0 },
+	[LC_RMTHIT]  = { "RmtHit", 6, 0, TAL_RIGHT, STORE_SORT_COUNTER + C2C_RMT_HIT, 0 },
+	[LC_RMTHITM] = { "RmtHitm", 7, 0, TAL_RIGHT, STORE_SORT_COUNTER + C2C_RMT_HITM, 0 },
+	[LC_DRAM_LCL] = { "DramLcl", 7, 0, TAL_RIGHT, STORE_SORT_COUNTER + C2C_LCL_DRAM, 0 },
+	[LC_DRAM_RMT] = { "DramRmt", 7, 0, TAL_RIGHT, STORE_SORT_COUNTER + C2C_RMT_DRAM, 0 },
+	[LC_LCL_PEER] = { "LclPeer", 7, 0, TAL_RIGHT, STORE_SORT_COUNTER + C2C_LCL_PEER, 0 },
+	[LC_RMT_PEER] = { "RmtPeer", 7, 0, TAL_RIGHT, STORE_SORT_COUNTER + C2C_RMT_PEER, 0 },
 };
 
 /* Column sets, cycled with v / V: the columns after the rank and address
