@@ -27,21 +27,21 @@ done
 for f in "$C2C_FIXTURES"/real/*.data; do [ -f "$f" ] && inputs+=("$f"); done
 [ ${#inputs[@]} -gt 0 ] || { skip "$T" "no recording (no c2c-gen, no fixtures)"; exit 0; }
 
-# blocks PERF: "index:address" of the first 3 Pareto blocks with rows
+# blocks PERF [KEYS]: "index:address" of the first 3 Pareto blocks with rows
 blocks() {
   python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import compare_c2c
-b = compare_c2c.parse_perf(open(sys.argv[2]).read(), "iaddr")["pareto"]
+b = compare_c2c.parse_perf(open(sys.argv[2]).read(), sys.argv[3])["pareto"]
 kept = lambda r: any(r[k] != "0.00%" for k in ("rmt_pct", "lcl_pct", "st_l1hit_pct", "st_l1miss_pct", "st_na_pct"))
-print(" ".join(["%d:%s" % (i, x["header"]["address"]) for i, x in enumerate(b) if any(map(kept, x["rows"]))][:3]))' "$PY" "$1"
+print(" ".join(["%d:%s" % (i, x["header"]["address"]) for i, x in enumerate(b) if any(map(kept, x["rows"]))][:3]))' "$PY" "$1" "${2:-iaddr}"
 }
 
-# compare PERF SCREEN BLOCK
+# compare PERF SCREEN BLOCK [KEYS]: KEYS as given to perf -c (default iaddr)
 compare() {
-  python3 - "$PY" "$1" "$2" "$3" <<'PYEOF'
+  python3 - "$PY" "$1" "$2" "$3" "${4:-iaddr}" <<'PYEOF'
 import collections, sys
 sys.path.insert(0, sys.argv[1])
 import compare_c2c
-block = compare_c2c.parse_perf(open(sys.argv[2]).read(), "iaddr")["pareto"][int(sys.argv[4])]
+block = compare_c2c.parse_perf(open(sys.argv[2]).read(), sys.argv[5])["pareto"][int(sys.argv[4])]
 # --show-all also keeps rows without HITM or stores, which the line view
 # leaves out (perf's rule without --show-all)
 perf = [r for r in block["rows"]
@@ -102,3 +102,29 @@ for f in "${inputs[@]}"; do
   if [ $bad = 0 ]; then ok "$T: $name: Pareto cycles, records and CPUs of $n lines equal perf's"
   else nok "$T: $name: Pareto cycles, records and CPUs equal perf's" "see above"; fi
 done
+
+# g groups the code sites as perf c2c report -c does: pid,iaddr (one g),
+# tid,iaddr (two), pid,tid,iaddr (three); each group's rows equal perf's
+# block for the same keys on a generated recording with several threads.
+if [ -f "$W/mixed.data" ] && [ -f mixed.db ]; then
+  n=0 bad=0
+  for keys in pid,iaddr tid,iaddr pid,tid,iaddr; do
+    n=$((n + 1))
+    perf c2c report --stdio --no-source -c "$keys" -i "$W/mixed.data" >"mixed-$keys.perf" 2>/dev/null ||
+      { skip "$T: g $keys" "perf c2c report -c $keys failed"; continue; }
+    ia=$(blocks "mixed-$keys.perf" "$keys" | cut -d' ' -f1)
+    [ -n "$ia" ] || { skip "$T: g $keys" "perf lists no Pareto rows"; continue; }
+    tui_start 240 60 -- "$C2CTUI" open mixed.db || { nok "$T: g $keys" "the explorer did not start"; continue; }
+    tui_key Home && tui_type "/${ia#*:}" && tui_key Enter Enter && tui_wait_text "RmtCyc"
+    for _ in $(seq 1 $n); do tui_key g; done
+    if tui_wait_text "code sites by $keys"; then
+      tui_screen >"mixed-$keys.screen"
+      if compare "mixed-$keys.perf" "mixed-$keys.screen" "${ia%%:*}" "$keys"; then ok "$T: g groups the code sites by $keys as perf -c $keys"
+      else nok "$T: g groups the code sites by $keys as perf -c $keys" "see above"; fi
+    else
+      nok "$T: g $keys" "the title does not say the grouping"; tui_screen | sed 's/^/#   /' | head -8
+    fi
+    tui_quit
+    tui_stop
+  done
+fi

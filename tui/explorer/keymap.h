@@ -83,11 +83,14 @@
 		KEY("line", TK_TAB, PANE) KEY("cpus", TK_TAB, PANE) \
 	ACTION(WORDS, "bytes/words", "Offsets per byte or per 8-byte word") \
 		KEY("line", 'w', WORDS) \
+	/* line view: perf c2c report -c, the keys the code sites are grouped by */ \
+	ACTION(GROUP, "group by", "Group the code sites as perf c2c -c: iaddr, pid+iaddr, tid+iaddr, pid+tid+iaddr, dso") \
+		KEY("line", 'g', GROUP) \
 	/* line view: the layout of the line's attributed type */ \
 	ACTION(LAYOUT, "layout", "Layout of the type the line's samples were attributed to") \
 		KEY("line", 'L', LAYOUT) \
 	/* diff and line views: assign a type to an object by hand (view_layout.c) */ \
-	ACTION(ASSIGN, "assign type", "Say which struct the selected object is (saved in the session)") \
+	ACTION(ASSIGN, "assign type", "Say which struct the selected object is (saved when the file allows)") \
 		KEY("line", 'a', ASSIGN) KEY("diff", 'a', ASSIGN) \
 	/* what Enter (and Tab) do in the layout, struct picker and diff views */ \
 	ACTION(MEMBER_SITE, "code site", "Open a code site that touches the selected member") \

@@ -8,6 +8,7 @@
  * of the type the line's samples were attributed to (attributing the
  * session on first use), `a` assigns a type to the line's object by hand. */
 #include "tui/explorer/view.h"
+#include "collector/base/appendf.h"
 #include "tui/explorer/view_layout.h"
 #include "tui/term/term.h"
 
@@ -62,6 +63,20 @@ static const struct table_col site_cols[SC__COUNT] = {
 #define MAP_CPUS_MAX 96
 #define LOCK_SITES_MAX 8       /* call sites listed per lock */
 
+/* perf c2c report -c: the keys a line's code site rows are grouped by,
+ * cycled with g (the first is perf's default). */
+static const struct {
+	unsigned keys;
+	const char *name;
+} groups[] = {
+	{ STORE_COALESCE_IADDR, "iaddr" },
+	{ STORE_COALESCE_PID | STORE_COALESCE_IADDR, "pid,iaddr" },
+	{ STORE_COALESCE_TID | STORE_COALESCE_IADDR, "tid,iaddr" },
+	{ STORE_COALESCE_PID | STORE_COALESCE_TID | STORE_COALESCE_IADDR, "pid,tid,iaddr" },
+	{ STORE_COALESCE_DSO, "dso" },
+};
+#define NGROUPS ((int)(sizeof(groups) / sizeof(groups[0])))
+
 struct line_priv {
 	struct store_line_row info;
 	struct store_offset_row *offs;
@@ -75,6 +90,7 @@ struct line_priv {
 	int more_cpus;             /* touched CPUs beyond the map */
 	struct table other;        /* the table without the cursor */
 	int focus;                 /* 0: offsets have the cursor, 1: sites */
+	int group;                 /* index into groups[]: the code sites' -c keys */
 	int off_y, off_h;          /* pane rows, heading included */
 	int site_y, site_h;
 	int map_x, map_w;          /* CPU x offset map beside the offsets */
@@ -381,7 +397,7 @@ static int line_open(struct view *v, struct c2c_error *err)
 	r = store_query_line_offsets(ex->st, v->q.line, &ex->filter, p->words8, &p->offs, &p->noffs, err);
 	if (r < 0)
 		return r;
-	r = store_query_line_pareto(ex->st, v->q.line, &ex->filter, ex->mode, STORE_COALESCE_DEFAULT, false,
+	r = store_query_line_pareto(ex->st, v->q.line, &ex->filter, ex->mode, groups[p->group].keys, false,
 				    &p->sites, &p->nsites, err);
 	if (r < 0)
 		return r;
@@ -455,13 +471,26 @@ static void off_field_text(const struct store_offset_row *o, char *buf, size_t s
 		snprintf(buf, size, "-");
 }
 
+
+/* The row's keys as perf prints them: "pid:tid comm" before the code
+ * (when they are keys), the dso alone when the code address is not one. */
 static void site_code_text(const struct store_pareto_row *s, char *buf, size_t size)
 {
-	if (s->function[0])
-		snprintf(buf, size, "%s+0x%" PRIx64 "%s%s", s->function, s->function_offset, s->dso[0] ? " " : "",
-			 s->dso);
+	size_t n = 0;
+
+	if (s->pid >= 0 && s->tid >= 0)
+		n = c2c_appendf(buf, size, n, "%d:%d %s ", s->pid, s->tid, s->comm);
+	else if (s->pid >= 0)
+		n = c2c_appendf(buf, size, n, "%d %s ", s->pid, s->comm);
+	else if (s->tid >= 0)
+		n = c2c_appendf(buf, size, n, "tid %d ", s->tid);
+	if (!s->iaddr && !s->site)
+		c2c_appendf(buf, size, n, "%s", s->dso[0] ? s->dso : "?");
+	else if (s->function[0])
+		c2c_appendf(buf, size, n, "%s+0x%" PRIx64 "%s%s", s->function, s->function_offset, s->dso[0] ? " " : "",
+			    s->dso);
 	else
-		snprintf(buf, size, "0x%" PRIx64 "%s%s", s->iaddr, s->dso[0] ? " " : "", s->dso);
+		c2c_appendf(buf, size, n, "0x%" PRIx64 "%s%s", s->iaddr, s->dso[0] ? " " : "", s->dso);
 }
 
 static void draw_map_row(struct view *v, const struct store_offset_row *o, int y)
@@ -671,8 +700,9 @@ static void line_title(struct view *v, char *buf, size_t size)
 	struct line_priv *p = v->priv;
 	size_t len;
 
-	len = (size_t)snprintf(buf, size, "Cache line 0x%" PRIx64 ": %zu %s, %zu code sites [%s]", c2c_line_display(v->q.line, v->ex->cacheline),
-			       p->noffs, p->words8 ? "words" : "offsets", p->nsites,
+	len = (size_t)snprintf(buf, size, "Cache line 0x%" PRIx64 ": %zu %s, %zu code sites%s%s [%s]",
+			       c2c_line_display(v->q.line, v->ex->cacheline), p->noffs, p->words8 ? "words" : "offsets",
+			       p->nsites, p->group ? " by " : "", p->group ? groups[p->group].name : "",
 			       p->focus ? "sites" : "offsets");
 	if (p->map_w && len < size) {
 		len += (size_t)snprintf(buf + len, size - len, "  map CPUs:");
@@ -768,6 +798,14 @@ static enum view_result line_action(struct view *v, enum action a, struct view_r
 	switch (a) {
 	case ACT_PANE:
 		swap_focus(v);
+		return VIEW_HANDLED | VIEW_REDRAW;
+	case ACT_GROUP:
+		p->group = (p->group + 1) % NGROUPS;
+		if (line_open(v, &err) < 0)
+			view_reply_message(reply, 1, "%s", err.msg);
+		else
+			view_reply_message(reply, 0, "code sites grouped by %s (perf c2c -c %s)", groups[p->group].name,
+					   groups[p->group].name);
 		return VIEW_HANDLED | VIEW_REDRAW;
 	case ACT_WORDS:
 		p->words8 = !p->words8;

@@ -187,7 +187,7 @@ static void add_members(struct site_priv *p, struct store *st, int64_t site)
 	if (!typeinfo_present(st)) {
 		/* attributing is a scan of every sample: the user asks for it */
 		add_row(p, RK_TEXT, 0, NULL);
-		add_row(p, RK_TEXT, 0, "Members: no type attribution yet (L in a line view attributes the session's types)");
+		add_row(p, RK_TEXT, 0, "Members: not attributed yet (L in a line view attributes types)");
 		return;
 	}
 	if (store_query_site_members(st, site, &m, &n, &err) < 0 || !n) {
