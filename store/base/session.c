@@ -166,7 +166,7 @@ int store_create(struct store **out, const char *path, struct c2c_error *err)
 		store_free(st);
 		return r;
 	}
-	if (store_guard_connection(st->db, path) < 0) {
+	if (store_guard_connection(st->db, path, &st->interrupted) < 0) {
 		store_free(st);
 		unlink(path);
 		return c2c_error_set(err, -ENOMEM, "out of memory");
@@ -247,7 +247,7 @@ static int open_connection(struct store *st, const char *path, bool immutable, s
 		return c2c_error_set(err, -EIO, "%s: cannot open: %s", path,
 				     st->db ? sqlite3_errmsg(st->db) : "out of memory");
 	/* Before the first statement: the file may come from anyone. */
-	if (store_guard_connection(st->db, path) < 0)
+	if (store_guard_connection(st->db, path, &st->interrupted) < 0)
 		return c2c_error_set(err, -ENOMEM, "out of memory");
 	sqlite3_busy_timeout(st->db, 5000);
 	return 0;
@@ -322,7 +322,7 @@ static int open_scratch(struct store **out, const char *path, struct c2c_error *
 	}
 	close(fd);
 	if (sqlite3_open_v2(tmp, &dst, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK ||
-	    store_guard_connection(dst, tmp) < 0 || !(b = sqlite3_backup_init(dst, "main", src->db, "main"))) {
+	    store_guard_connection(dst, tmp, NULL) < 0 || !(b = sqlite3_backup_init(dst, "main", src->db, "main"))) {
 		r = c2c_error_set(err, -EIO, "%s: cannot copy it to %s: %s", path, tmp,
 				  dst ? sqlite3_errmsg(dst) : "out of memory");
 		goto fail;
