@@ -56,6 +56,23 @@ int store_open(struct store **st, const char *path, unsigned flags, struct c2c_e
 /* Commits pending writes (if any; errors are lost, call store_commit or
  * store_finalize first to see them) and frees st. NULL is fine. */
 void store_close(struct store *st);
+/* Stopping queries (store/base/cancel.c). A stopped query fails with
+ * -ECANCELED ("interrupted"); nothing it would have written is kept.
+ *
+ * store_interrupt: st's running statement and every later one stop, until
+ * store_interrupt_clear. Safe from any thread (st must stay open while it
+ * runs: the caller orders it with store_close) and from a signal handler.
+ * For a thread that gives up on a background query. */
+void store_interrupt(struct store *st);
+void store_interrupt_clear(struct store *st);
+/* The calling thread's poll: while a statement runs on this thread (on any
+ * handle), poll(ctx) is called every few thousand SQLite steps (tens of
+ * microseconds); nonzero stops the statement. It runs on the statement's
+ * thread, inside the query: it must not run queries itself. NULL removes
+ * it. For an interactive loop that runs queries on its own thread and must
+ * still answer a quit key or signal within a moment. */
+void store_set_thread_poll(int (*poll)(void *ctx), void *ctx);
+
 /* The path given to create/open. */
 const char *store_path(const struct store *st);
 /* The file that holds the data: the path, or the private copy a session

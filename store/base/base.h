@@ -8,6 +8,7 @@
 #define C2C_STORE_BASE_H
 
 #include <sqlite3.h>
+#include <stdatomic.h>
 
 #include "store/store.h"
 
@@ -25,6 +26,7 @@ struct store {
 	bool time_blocks;            /* the session keeps sample_time_blocks
 	                                (store/writer/time_blocks.c turns it off) */
 	uint64_t generation;         /* bumped at every commit: invalidates query caches */
+	atomic_int interrupted;      /* store_interrupt: every statement stops (cancel.c) */
 	uint64_t counters[STORE_CNT__MAX];
 	int32_t *cpu_node;           /* cpu -> node from the cpus table */
 	size_t nr_cpu_node;
@@ -40,6 +42,18 @@ struct store {
 
 /* Records node for cpu in the topology cache (st->cpu_node); -ENOMEM. */
 int store_set_cpu_node(struct store *st, uint32_t cpu, int32_t node);
+
+/* ---- stopping queries (store/base/cancel.c) ----------------------------- */
+
+/* From a connection's progress handler: nonzero when its statement must
+ * stop (own: the handle's store_interrupt flag, NULL for a connection
+ * without a struct store; or the thread's poll said so). */
+int store_cancel_check(atomic_int *own);
+/* A statement starts on this thread: the thread's poll has not stopped it. */
+void store_cancel_statement_start(void);
+/* Whether st's last SQLITE_INTERRUPT was a stop asked for (store_interrupt
+ * or the thread's poll) rather than the work budget. */
+bool store_cancelled(struct store *st);
 
 /* ---- small helpers (store/base/util.c) ---------------------------------- */
 

@@ -196,7 +196,7 @@ int store_create(struct store **out, const char *path, struct c2c_error *err)
 		unlink(path);
 		return r;
 	}
-	if (store_guard_connection(st->db, path) < 0) {
+	if (store_guard_connection(st->db, path, &st->interrupted) < 0) {
 		store_free(st);
 		unlink(path);
 		return c2c_error_set(err, -ENOMEM, "out of memory");
@@ -278,7 +278,7 @@ static int open_connection(struct store *st, const char *path, bool immutable, s
 		return c2c_error_set(err, -EIO, "%s: cannot open: %s", path,
 				     st->db ? sqlite3_errmsg(st->db) : "out of memory");
 	/* Before the first statement: the file may come from anyone. */
-	if (store_guard_connection(st->db, path) < 0)
+	if (store_guard_connection(st->db, path, &st->interrupted) < 0)
 		return c2c_error_set(err, -ENOMEM, "out of memory");
 	sqlite3_busy_timeout(st->db, 5000);
 	return 0;

@@ -21,6 +21,7 @@
 
 /* Per-connection state of the work budget (owned by the connection). */
 struct guard {
+	atomic_int *cancel;         /* the handle's store_interrupt flag (NULL: none) */
 	unsigned long long ops;     /* steps since the running statement started */
 	unsigned long long budget;
 	char path[];                /* the file whose size sets the budget */
@@ -51,6 +52,9 @@ static int guard_progress(void *arg)
 {
 	struct guard *g = arg;
 
+	/* A stop asked for (cancel.c) comes before the budget. */
+	if (store_cancel_check(g->cancel))
+		return 1;
 	g->ops += GUARD_STEP;
 	if (g->ops <= g->budget)
 		return 0;
@@ -66,6 +70,7 @@ static int guard_trace(unsigned type, void *arg, void *p, void *x)
 	(void)p;
 	(void)x;
 	((struct guard *)arg)->ops = 0;
+	store_cancel_statement_start();
 	return 0;
 }
 
@@ -76,7 +81,7 @@ static void guard_noop(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	sqlite3_result_null(ctx);
 }
 
-int store_guard_connection(sqlite3 *db, const char *path)
+int store_guard_connection(sqlite3 *db, const char *path, atomic_int *cancel)
 {
 	/* Limits: c2ctui's biggest value is a call chain or a timeline
 	 * blob (well under a MiB), its longest SQL a few KiB, its deepest
@@ -99,6 +104,7 @@ int store_guard_connection(sqlite3 *db, const char *path)
 	if (!g)
 		return -ENOMEM;
 	memcpy(g->path, path, n + 1);
+	g->cancel = cancel;
 	g->ops = 0;
 	g->budget = guard_budget(path);
 	/* The connection owns g: SQLite frees it with the function at close

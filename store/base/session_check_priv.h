@@ -18,10 +18,11 @@
 /* Hardens a fresh connection to path (the file it reads, for the work
  * budget): defensive mode, untrusted schema, no extensions, no views or
  * triggers, limits sized to what c2ctui's own SQL needs, and the work
- * budget (a progress handler, reset at every statement start). The
- * budget's state belongs to the connection (freed when it closes).
- * 0 or -ENOMEM. */
-int store_guard_connection(sqlite3 *db, const char *path);
+ * budget (a progress handler, reset at every statement start), which
+ * also stops a statement on request (cancel: the handle's store_interrupt
+ * flag, or NULL; and the thread's poll, cancel.c). The budget's state
+ * belongs to the connection (freed when it closes). 0 or -ENOMEM. */
+int store_guard_connection(sqlite3 *db, const char *path, atomic_int *cancel);
 
 /* Checks the schema of an opened file before anything reads it: a
  * c2ctui_session table, then only tables and indexes (no view, trigger,

@@ -10,9 +10,12 @@
 #define HUGE_PAGE ((size_t)2 << 20)
 
 /* The progress handler (session_check.c) stopped a statement: SQLite
- * only says "interrupted". */
+ * only says "interrupted". A stop asked for (cancel.c) says so; otherwise
+ * it was the work budget. */
 static int stopped(struct store *st, struct c2c_error *err)
 {
+	if (store_cancelled(st))
+		return c2c_error_set(err, -ECANCELED, "interrupted");
 	return c2c_error_set(err, -E2BIG, "%s: a query was stopped after too much work for a session this size;"
 			     " the file may be crafted or damaged", st && st->path ? st->path : "session");
 }

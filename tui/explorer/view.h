@@ -155,6 +155,7 @@ struct explorer {
 	int dirty;                        /* enum explorer_dirty bits */
 	long keys;                        /* input events handled */
 	int quit;
+	uint64_t peek_next_ms;            /* explorer_poll reads keys again from then */
 	int wake[2];                      /* background work done: write wake[1] */
 };
 

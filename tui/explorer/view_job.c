@@ -2,15 +2,17 @@
  * recomputes from every sample): the query runs in a thread on its own
  * read-only store handle (a struct store is one thread's), the loop stays
  * responsive, and the thread writes the explorer's wake pipe when done.
- * A view that goes away abandons its job; the thread then frees the job
- * itself when the query ends. The explorer waits a little for running
- * threads when it ends (view_jobs_wait), so that a session file removed
- * right after (open perf.data) is not re-created by a reader. */
+ * A view that goes away abandons its job: its query is stopped
+ * (store_interrupt) and the thread frees the job itself when it ends. The
+ * explorer waits a little for running threads when it ends
+ * (view_jobs_wait), so that a session file removed right after (open
+ * perf.data) is not re-created by a reader. */
 #include "tui/explorer/view.h"
 
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +55,9 @@ void view_jobs_wait(int timeout_ms)
 
 struct view_job {
 	atomic_int state;
+	pthread_mutex_t st_lock;  /* orders st's publication and close with view_job_release */
+	struct store *st;         /* the thread's handle while it is open */
+	bool cancel;              /* released: stop the query (under st_lock) */
 	char path[4096];
 	int wake_fd;            /* our own dup of the wake pipe's write end */
 	int (*fn)(struct store *st, void *arg, struct c2c_error *err);
@@ -77,6 +82,7 @@ static void job_free(struct view_job *j)
 		j->free_arg(j->arg);
 	if (j->wake_fd >= 0)
 		close(j->wake_fd);
+	pthread_mutex_destroy(&j->st_lock);
 	free(j);
 }
 
@@ -92,8 +98,16 @@ static void *job_main(void *p)
 	sigfillset(&block);
 	pthread_sigmask(SIG_BLOCK, &block, NULL);
 	j->rc = store_open(&st, j->path, STORE_OPEN_RDONLY, &j->err);
+	pthread_mutex_lock(&j->st_lock);
+	j->st = st;
+	if (j->cancel)
+		store_interrupt(st);
+	pthread_mutex_unlock(&j->st_lock);
 	if (j->rc >= 0)
 		j->rc = j->fn(st, j->arg, &j->err);
+	pthread_mutex_lock(&j->st_lock);
+	j->st = NULL;
+	pthread_mutex_unlock(&j->st_lock);
 	store_close(st);
 	if (atomic_compare_exchange_strong(&j->state, &expected, JOB_DONE)) {
 		char b = 1;
@@ -121,6 +135,7 @@ struct view_job *view_job_start(struct explorer *ex, int (*fn)(struct store *, v
 		return NULL;
 	}
 	atomic_init(&j->state, JOB_RUNNING);
+	pthread_mutex_init(&j->st_lock, NULL);
 	snprintf(j->path, sizeof(j->path), "%s", store_data_path(ex->st));
 	j->fn = fn;
 	j->arg = arg;
@@ -171,6 +186,14 @@ void view_job_release(struct view_job *j)
 
 	if (!j)
 		return;
+	/* Nobody waits for the answer: stop the query, so that a thread
+	 * does not read the session for seconds more (the explorer waits for
+	 * running ones when it ends). Before the exchange below: after it the
+	 * thread may free j. */
+	pthread_mutex_lock(&j->st_lock);
+	j->cancel = true;
+	store_interrupt(j->st);
+	pthread_mutex_unlock(&j->st_lock);
 	/* Still running: the thread frees it when the query ends. */
 	if (atomic_compare_exchange_strong(&j->state, &expected, JOB_ABANDONED))
 		return;

@@ -718,6 +718,65 @@ static void handle_event(struct explorer *ex, const struct term_event *ev)
 		dispatch(ex, a);
 }
 
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* While a query runs on the loop's thread (a filter or a sort recomputing
+ * from every sample, the line view's attribution), the store calls this
+ * every few thousand steps (store_set_thread_poll): a quit signal, or `q`
+ * among the keys typed since, stops the query, and the loop then ends at
+ * once. Keys are read without painting (term_peek, at most every 20 ms)
+ * and stay queued for the loop. Keys after one that opens a prompt (/, f)
+ * are the prompt's text, not actions. */
+static int explorer_poll(void *arg)
+{
+	struct explorer *ex = arg;
+	struct term_event evs[32];
+	struct view *v;
+	uint64_t now;
+	int n;
+
+	if (ex->quit || term_quit_signal())
+		return 1;
+	if (!term_active() || ex->prompt.active)
+		return 0;
+	now = now_ms();
+	if (now < ex->peek_next_ms)
+		return 0;
+	ex->peek_next_ms = now + 20;
+	v = view_top(ex);
+	n = term_peek(evs, (int)(sizeof(evs) / sizeof(evs[0])));
+	for (int i = 0; i < n; i++) {
+		enum action a;
+
+		if (evs[i].key == TK_MOUSE || evs[i].key == TK_RESIZE)
+			continue;
+		a = keymap_lookup(ex->picking ? "sort" : v ? v->ops->name : NULL, evs[i].key);
+		if (a == ACT_QUIT) {
+			ex->quit = 1;
+			return 1;
+		}
+		if (a == ACT_SEARCH || a == ACT_FILTER)
+			break;
+	}
+	return 0;
+}
+
+/* The quit signal that arrived, as the loop's result (-EINTR), or 0. */
+static int quit_by_signal(struct c2c_error *err)
+{
+	int sig = term_quit_signal();
+
+	if (!sig)
+		return 0;
+	return c2c_error_set(err, -EINTR, "interrupted by %s", sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "a signal");
+}
+
 static int tick(struct explorer *ex)
 {
 	const struct tui_options *opt = ex->opt;
@@ -725,7 +784,10 @@ static int tick(struct explorer *ex)
 
 	if (!opt->on_tick)
 		return 0;
+	/* The hook's own work (live's finalization) is not ours to stop. */
+	store_set_thread_poll(NULL, NULL);
 	r = opt->on_tick(opt->ctx);
+	store_set_thread_poll(explorer_poll, ex);
 	if (r < 0)
 		return r;
 	if (r == TUI_TICK_FINISHED)
@@ -736,14 +798,6 @@ static int tick(struct explorer *ex)
 		ex->dirty |= DIRTY_ALL;
 	}
 	return 0;
-}
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
 static double now_us(void)
@@ -783,9 +837,13 @@ static void explorer_free(struct explorer *ex)
 			v->ops->close(v);
 		free(v->priv);
 	}
-	/* Abandoned background queries still read the session: let short
-	 * ones finish before the caller may remove the file. */
-	view_jobs_wait(2000);
+	/* Abandoned background queries still read the session: let them
+	 * end before the caller may remove the file. Closing their views
+	 * stopped their queries, so they end within milliseconds, unless one
+	 * is inside a step SQLite does not interrupt (an in-memory sort: the
+	 * verdicts' ORDER BY of every sample takes seconds at 10M samples);
+	 * the quit must not wait for that. */
+	view_jobs_wait(500);
 	if (ex->wake[0] >= 0)
 		close(ex->wake[0]);
 	if (ex->wake[1] >= 0)
@@ -837,6 +895,7 @@ int tui_explore(struct store *st, const struct tui_options *opt)
 									       : STORE_MODE_TOT;
 	ex->collecting = opt->collecting;
 	store_filter_init(&ex->filter);
+	store_set_thread_poll(explorer_poll, ex);
 	r = summary_load(ex, err);
 	if (r < 0)
 		goto out;
@@ -856,7 +915,11 @@ int tui_explore(struct store *st, const struct tui_options *opt)
 	q.cpu = -1;
 	r = view_push_ops(ex, first_ops, &q);
 	if (r < 0) {
-		c2c_error_set(err, r, "%s", ex->message);
+		/* Stopped by q or a quit signal while loading: that is no error. */
+		if (ex->quit)
+			r = 0;
+		else if (!(r = quit_by_signal(err)))
+			r = c2c_error_set(err, r, "%s", ex->message);
 		goto out;
 	}
 	if (opt->poll_fd)
@@ -868,6 +931,9 @@ int tui_explore(struct store *st, const struct tui_options *opt)
 		uint64_t now;
 		int wake, timeout;
 
+		/* A quit signal that stopped a query: nothing more to show. */
+		if ((r = quit_by_signal(err)) < 0)
+			break;
 		view_sync(ex);
 		render(ex);
 		if (t_key_us > 0) {
@@ -887,11 +953,8 @@ int tui_explore(struct store *st, const struct tui_options *opt)
 					ex->stack[i].ops->wake(&ex->stack[i]);
 			ex->dirty |= DIRTY_ALL;
 		}
-		if (wake & TW_SIGNAL) {
-			int sig = term_quit_signal();
-			r = c2c_error_set(err, -EINTR, "interrupted by %s", sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "a signal");
+		if ((wake & TW_SIGNAL) && (r = quit_by_signal(err)) < 0)
 			break;
-		}
 		now = now_ms();
 		if ((wake & TW_FD) || (opt->on_tick && now >= next_tick)) {
 			next_tick = now + 1000;
@@ -904,7 +967,7 @@ int tui_explore(struct store *st, const struct tui_options *opt)
 				break;
 			}
 		}
-		while (!ex->quit && term_read(&ev)) {
+		while (!ex->quit && !term_quit_signal() && term_read(&ev)) {
 			if (t_key_us == 0)
 				t_key_us = now_us();
 			handle_event(ex, &ev);
@@ -913,6 +976,9 @@ int tui_explore(struct store *st, const struct tui_options *opt)
 		}
 	}
 out:
+	/* What runs after the loop (closing views, the caller's finalization)
+	 * is not stopped by a q or signal seen here. */
+	store_set_thread_poll(NULL, NULL);
 	term_fini();
 	explorer_free(ex);
 	return r < 0 ? r : 0;

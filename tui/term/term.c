@@ -25,6 +25,14 @@ static int sig_pipe[2] = { -1, -1 };
 static int handlers_set;
 static int atexit_set;
 
+/* Input read while the loop was busy (term_peek), for term_read. It is
+ * read through a pad: wgetch on a window refreshes it first when it changed,
+ * and a busy loop may be half-way through drawing stdscr; a pad never is. */
+#define PENDING_MAX 64
+static struct term_event pending[PENDING_MAX];
+static int npending;
+static WINDOW *peek_pad;
+
 static const int quit_signals[] = { SIGINT, SIGTERM, SIGHUP };
 static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL };
 static struct sigaction old_quit[3], old_fatal[5];
@@ -185,6 +193,12 @@ int term_init(struct c2c_error *err)
 	keypad(stdscr, TRUE);
 	nodelay(stdscr, TRUE);
 	curs_set(0);
+	peek_pad = newpad(1, 1);
+	if (peek_pad) {
+		keypad(peek_pad, TRUE);
+		nodelay(peek_pad, TRUE);
+	}
+	npending = 0;
 	setup_colors();
 	mousemask(BUTTON1_CLICKED | BUTTON1_PRESSED | BUTTON1_DOUBLE_CLICKED | BUTTON4_PRESSED
 #ifdef BUTTON5_PRESSED
@@ -198,6 +212,10 @@ int term_init(struct c2c_error *err)
 void term_fini(void)
 {
 	if (term_on) {
+		if (peek_pad)
+			delwin(peek_pad);
+		peek_pad = NULL;
+		npending = 0;
 		curs_set(1);
 		endwin();
 		term_on = 0;
@@ -314,22 +332,48 @@ static int map_key(wint_t c, int is_key, struct term_event *ev)
 	}
 }
 
-int term_read(struct term_event *ev)
+/* One input event from curses through w, 0 when none is ready. */
+static int read_event(WINDOW *w, struct term_event *ev)
 {
 	wint_t c;
 	int r;
 
-	memset(ev, 0, sizeof(*ev));
-	if (!term_on)
-		return 0;
 	for (;;) {
-		r = get_wch(&c);
+		memset(ev, 0, sizeof(*ev));
+		r = wget_wch(w, &c);
 		if (r == ERR)
 			return 0;
 		ev->key = map_key(c, r == KEY_CODE_YES, ev);
 		if (ev->key != TK_NONE)
 			return 1;
 	}
+}
+
+int term_read(struct term_event *ev)
+{
+	memset(ev, 0, sizeof(*ev));
+	if (!term_on)
+		return 0;
+	if (npending > 0) {
+		*ev = pending[0];
+		memmove(pending, pending + 1, (size_t)(npending - 1) * sizeof(pending[0]));
+		npending--;
+		return 1;
+	}
+	return read_event(stdscr, ev);
+}
+
+int term_peek(struct term_event *evs, int max)
+{
+	int n;
+
+	if (!term_on || !peek_pad)
+		return 0;
+	while (npending < PENDING_MAX && read_event(peek_pad, &pending[npending]))
+		npending++;
+	n = npending < max ? npending : max;
+	memcpy(evs, pending, (size_t)(n > 0 ? n : 0) * sizeof(pending[0]));
+	return n;
 }
 
 int term_wait(int extra_fd, int wake_fd, int timeout_ms)
@@ -340,6 +384,9 @@ int term_wait(int extra_fd, int wake_fd, int timeout_ms)
 
 	if (quit_sig)
 		return TW_SIGNAL;
+	/* Keys read while the loop was busy wait for term_read. */
+	if (npending > 0)
+		return TW_KEY;
 	pfd[n++] = (struct pollfd){ .fd = STDIN_FILENO, .events = POLLIN };
 	pfd[n++] = (struct pollfd){ .fd = sig_pipe[0], .events = POLLIN };
 	if (extra_fd >= 0) {

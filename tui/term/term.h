@@ -70,6 +70,11 @@ int term_color(void);    /* colours in use (0: monochrome) */
 
 /* Next input event without blocking: 1 and *ev filled, or 0 when none. */
 int term_read(struct term_event *ev);
+/* For a loop busy in a long computation on its own thread: reads the input
+ * that arrived, without painting anything, and keeps it for term_read (in
+ * order; term_wait then returns at once). Copies up to max of the kept
+ * events into evs and returns how many it copied. */
+int term_peek(struct term_event *evs, int max);
 /* Waits for input, a quit signal, extra_fd or wake_fd (each when >= 0)
  * or timeout_ms. wake_fd is a pipe's read end that term_wait drains. */
 int term_wait(int extra_fd, int wake_fd, int timeout_ms);
