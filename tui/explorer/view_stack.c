@@ -6,6 +6,7 @@
  * for the screen instead of sleeping. */
 #include "tui/explorer/tui.h"
 #include "tui/explorer/view.h"
+#include "collector/base/appendf.h"
 #include "tui/explorer/view_registry.h"
 #include "tui/term/term.h"
 
@@ -427,6 +428,27 @@ static int apply_filter(struct explorer *ex, const char *text)
 	f.symbol = f.symbol ? ex->filter_symbol : NULL;
 	ex->filter = f;
 	return 0;
+}
+
+/* What perf report warns about on the same recording (lost chunks,
+ * throttling), said once in the status line when the explorer starts. */
+static void warn_recording(struct explorer *ex)
+{
+	const uint64_t *c = ex->summary.counters;
+	char buf[200];
+	size_t n = 0;
+
+	if (ex->collecting)
+		return;
+	buf[0] = '\0';
+	if (c[STORE_CNT_LOST])
+		n = c2c_appendf(buf, sizeof(buf), n, "the recording lost %" PRIu64 " chunk%s (%" PRIu64 " samples)",
+				c[STORE_CNT_LOST], c[STORE_CNT_LOST] == 1 ? "" : "s", c[STORE_CNT_LOST_SAMPLES]);
+	if (c[STORE_CNT_THROTTLE])
+		n = c2c_appendf(buf, sizeof(buf), n, "%sthe kernel throttled sampling %" PRIu64 " time%s",
+				n ? "; " : "", c[STORE_CNT_THROTTLE], c[STORE_CNT_THROTTLE] == 1 ? "" : "s");
+	if (n)
+		view_message(ex, 1, "Warning: %s", buf);
 }
 
 static void reload_summary(struct explorer *ex)
@@ -922,6 +944,7 @@ int tui_explore(struct store *st, const struct tui_options *opt)
 			r = c2c_error_set(err, r, "%s", ex->message);
 		goto out;
 	}
+	warn_recording(ex);
 	if (opt->poll_fd)
 		extra_fd = opt->poll_fd(opt->ctx);
 	next_tick = now_ms() + 1000;
