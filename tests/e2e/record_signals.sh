@@ -20,7 +20,14 @@ for sig in TERM HUP; do
   pid=$!
   # The file appears once the session is set up (slow under sanitizers).
   for _ in $(seq 1 100); do [ -f "$db" ] && break; sleep 0.2; done
-  sleep 1
+  # ... and collects once its events are open: wait for committed samples
+  # (a loaded machine takes seconds to set the tracepoints up)
+  for _ in $(seq 1 75); do
+    c=$(sqlite3 -readonly "$db" 'select count(*) from samples' 2>/dev/null)
+    [[ "$c" =~ ^[0-9]+$ ]] && [ "$c" -gt 0 ] && break
+    sleep 0.2
+  done
+  sleep 0.5
   kill -$sig $pid
   wait $pid; rc=$?
   n=$(q "$db" 'select count(*) from samples')
