@@ -45,6 +45,10 @@ struct store;
 enum store_open_flags {
 	STORE_OPEN_RDONLY = 0,   /* queries only */
 	STORE_OPEN_APPEND = 1,   /* queries + writer (continue a session) */
+	STORE_OPEN_TEMP_FILES = 4, /* with any of the above: sorts and temporary tables spill to files in
+	                              pieces the size of the page cache (PRAGMA temp_store = FILE) instead of
+	                              growing in memory, where SQLite sorts all rows in one step that no
+	                              store_interrupt stops (seconds for every sample of a big session) */
 };
 
 /* Creates a new session file at path (fails if it exists). WAL mode. */

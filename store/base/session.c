@@ -532,8 +532,9 @@ int store_open(struct store **out, const char *path, unsigned flags, struct c2c_
 	}
 	/* After the version: a newer schema may differ, and says so above. */
 	if ((r = store_check_columns(st->db, path, base_schema, err)) < 0 ||
-	    (r = set_pragmas(st, err)) < 0 || (r = prepare_stmts(st, err)) < 0 ||
-	    (r = store_register_functions(st, err)) < 0 ||
+	    (r = set_pragmas(st, err)) < 0 ||
+	    ((flags & STORE_OPEN_TEMP_FILES) && (r = store_exec(st, "PRAGMA temp_store = FILE;", err)) < 0) ||
+	    (r = prepare_stmts(st, err)) < 0 || (r = store_register_functions(st, err)) < 0 ||
 	    (r = load_counters(st, err)) < 0 || (r = store_load_topology(st, err)) < 0) {
 		store_free(st);
 		return r;

@@ -8,8 +8,7 @@
 # seconds (C2C_QUIT_SAMPLES, default 5M samples); its time here is measured
 # first. Each quit must take under a second (1.5 s where the filter takes 4 s
 # or more: a loaded or ASan machine), and the filter at least 1.5 times that
-# for the test to mean anything. A plain build quits in about 0.05 s (0.6 s
-# when a background job is inside a sort SQLite does not interrupt).
+# for the test to mean anything. A plain build quits in about 0.05 s.
 source "$(dirname "$0")/lib.sh"
 source "$C2C_TOP/tests/tui/harness.sh"
 

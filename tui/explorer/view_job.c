@@ -97,7 +97,9 @@ static void *job_main(void *p)
 	 * is gone fails with EPIPE instead of killing the process. */
 	sigfillset(&block);
 	pthread_sigmask(SIG_BLOCK, &block, NULL);
-	j->rc = store_open(&st, j->path, STORE_OPEN_RDONLY, &j->err);
+	/* Temporary files: an in-memory sort of every sample is one SQLite
+	 * step that no interrupt stops (seconds at 10M samples). */
+	j->rc = store_open(&st, j->path, STORE_OPEN_RDONLY | STORE_OPEN_TEMP_FILES, &j->err);
 	pthread_mutex_lock(&j->st_lock);
 	j->st = st;
 	if (j->cancel)

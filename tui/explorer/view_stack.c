@@ -861,10 +861,9 @@ static void explorer_free(struct explorer *ex)
 	}
 	/* Abandoned background queries still read the session: let them
 	 * end before the caller may remove the file. Closing their views
-	 * stopped their queries, so they end within milliseconds, unless one
-	 * is inside a step SQLite does not interrupt (an in-memory sort: the
-	 * verdicts' ORDER BY of every sample takes seconds at 10M samples);
-	 * the quit must not wait for that. */
+	 * stopped their queries, so they end within milliseconds; a bounded
+	 * wait all the same, so a step SQLite does not interrupt (a sort kept
+	 * in memory is one step) cannot hold the quit. */
 	view_jobs_wait(500);
 	if (ex->wake[0] >= 0)
 		close(ex->wake[0]);
