@@ -11,8 +11,10 @@
  * and anything a command leaves there fails the run (none may create a
  * file from a missing input). stdin, stdout and stderr are /dev/null
  * (libFuzzer's -close_fd_mask=3, added to argv here, keeps its own output
- * and the sanitizers' reports). getopt's hidden state is reset before
- * every run, so a run does not depend on the ones before it.
+ * and the sanitizers' reports); libFuzzer's relative paths are made
+ * absolute first, and crash files land where it was started. getopt's
+ * hidden state is reset before every run, so a run does not depend on the
+ * ones before it.
  *
  * Built by tests/fuzz/run.sh with clang -fsanitize=fuzzer,address,undefined
  * over the tui (without main.c), store and collector sources; seeds are
@@ -75,11 +77,71 @@ static const struct {
 
 static char tmpdir[64];
 
+static void remove_tmpdir(void)
+{
+	rmdir(tmpdir);
+}
+
+/* libFuzzer reads and writes its paths after LLVMFuzzerInitialize, so
+ * the relative ones are made absolute before the chdir below. */
+static char *absolute(const char *cwd, const char *prefix, const char *path)
+{
+	size_t n = strlen(cwd) + strlen(prefix) + strlen(path) + 2;
+	char *s = malloc(n);
+
+	if (s)
+		snprintf(s, n, "%s%s/%s", prefix, cwd, path);
+	return s;
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	static char mask[] = "-close_fd_mask=3";
+	static const char *const path_flags[] = { "-artifact_prefix=", "-exact_artifact_path=", "-dict=",
+						  "-merge_control_file=", "-features_dir=" };
+	static char cwd[PATH_MAX];
+	bool has_mask = false, has_prefix = false;
 	char **nargv;
-	int fd;
+	int fd, n = 0;
+
+	if (!getcwd(cwd, sizeof(cwd))) {
+		perror("fuzz_cli: getcwd");
+		exit(1);
+	}
+	nargv = calloc((size_t)*argc + 3, sizeof(*nargv));
+	if (!nargv)
+		exit(1);
+	nargv[n++] = (*argv)[0];
+	for (int i = 1; i < *argc; i++) {
+		char *a = (*argv)[i];
+		if (a[0] != '-' && a[0] != '/') {
+			a = absolute(cwd, "", a);
+		} else {
+			for (size_t k = 0; k < sizeof(path_flags) / sizeof(path_flags[0]); k++) {
+				size_t len = strlen(path_flags[k]);
+				if (!strncmp(a, path_flags[k], len) && a[len] != '/') {
+					char flag[32];
+					snprintf(flag, sizeof(flag), "%s", path_flags[k]);
+					a = absolute(cwd, flag, a + len);
+				}
+			}
+		}
+		if (!a)
+			exit(1);
+		has_mask |= !strncmp(a, "-close_fd_mask=", 15);
+		has_prefix |= !strncmp(a, "-artifact_prefix=", 17) || !strncmp(a, "-exact_artifact_path=", 21);
+		nargv[n++] = a;
+	}
+	/* crash files where the fuzzer was started, not in the directory below */
+	if (!has_prefix)
+		nargv[n++] = absolute(cwd, "-artifact_prefix=", "");
+	/* The commands' messages go to /dev/null the way libFuzzer does it
+	 * (dup2 onto 1 and 2 after keeping a copy of stderr for itself and
+	 * the sanitizers), unless the caller chose a mask. */
+	if (!has_mask)
+		nargv[n++] = (char *)"-close_fd_mask=3";
+	nargv[n] = NULL;
+	*argc = n;
+	*argv = nargv;
 
 	/* A fresh empty directory as the working directory: the only place
 	 * the words can name (no '/', no ".."). */
@@ -88,22 +150,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		perror("fuzz_cli: temporary directory");
 		exit(1);
 	}
+	atexit(remove_tmpdir);
 	if ((fd = open("/dev/null", O_RDWR | O_CLOEXEC)) >= 0) {
 		dup2(fd, STDIN_FILENO);   /* never a terminal: diff prints, no TUI */
 		close(fd);
 	}
-	/* The commands' messages go to /dev/null the way libFuzzer does it
-	 * (dup2 onto 1 and 2 after keeping a copy of stderr for itself and
-	 * the sanitizers), unless the caller chose a mask. */
-	for (int i = 1; i < *argc; i++)
-		if (!strncmp((*argv)[i], "-close_fd_mask=", 15))
-			return 0;
-	nargv = calloc((size_t)*argc + 2, sizeof(*nargv));
-	if (!nargv)
-		return 0;
-	memcpy(nargv, *argv, (size_t)*argc * sizeof(*nargv));
-	nargv[(*argc)++] = mask;
-	*argv = nargv;
 	return 0;
 }
 
@@ -154,10 +205,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!buf)
 		return 0;
 	words[argc++] = (char *)commands[pick].name;
-	/* Words end at NUL or newline; a final separator ends the last word
-	 * and makes no empty one. '/' becomes '_' and the second dot of ".."
-	 * too, so no word names anything outside the directory. */
-	for (size_t i = 1, start = 0, o = 0; i <= size && argc <= MAX_WORDS; i++) {
+	/* Words end at NUL or newline; a separator right after the command
+	 * byte (seeds are "0\ns.db\n...") and a final one make no empty
+	 * word. '/' becomes '_' and the second dot of ".." too, so no word
+	 * names anything outside the directory. */
+	size_t first = size > 1 && (data[1] == '\0' || data[1] == '\n') ? 2 : 1;
+	for (size_t i = first, start = 0, o = 0; i <= size && argc <= MAX_WORDS; i++) {
 		char ch = i < size ? (char)data[i] : '\0';
 		bool end = i == size || ch == '\0' || ch == '\n';
 
