@@ -3,6 +3,7 @@
 #include "tui/cmd/live_cli.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,8 +138,10 @@ int live_cli_parse(struct live_cli *cli, int argc, char **argv, const char *defa
 			char *end;
 			NEED_VAL();
 			cli->duration = strtod(val, &end);
-			if (end == val || *end || cli->duration <= 0)
-				rc = c2c_error_set(err, -EINVAL, "bad duration '%s'", val);
+			/* record waits in int milliseconds; inf and nan are no durations */
+			if (end == val || *end || !(cli->duration > 0 && cli->duration <= INT_MAX / 1000))
+				rc = c2c_error_set(err, -EINVAL, "bad duration '%s' (seconds, at most %d)", val,
+						   INT_MAX / 1000);
 		} else if (!strcmp(a, "--no-mem")) {
 			cli->opt.no_mem = true;
 		} else if (!strcmp(a, "--no-locks")) {
