@@ -41,9 +41,12 @@ static int parse_ids(const char *s, pid_t **out, size_t *n, const char *opt, str
 
 	while (*p) {
 		char *end;
-		long v = strtol(p, &end, 10);
+		long v;
 		pid_t *np;
-		if (end == p || v <= 0 || (*end && *end != ','))
+		errno = 0;
+		v = strtol(p, &end, 10);
+		/* past INT_MAX the pid_t cast wraps: 4294967297 would be pid 1 */
+		if (end == p || errno || v <= 0 || v > INT_MAX || (*end && *end != ','))
 			return c2c_error_set(err, -EINVAL, "bad id list '%s' for %s", s, opt);
 		np = realloc(*out, (*n + 1) * sizeof(*np));
 		if (!np)
