@@ -112,7 +112,7 @@ bench: deps
 	@bench/run.sh build
 
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= fuzz_perfdata fuzz_tracepoint fuzz_session
+FUZZ_TARGETS ?= fuzz_perfdata fuzz_tracepoint fuzz_session fuzz_cli
 fuzz: deps
 	@$(MAKE) --no-print-directory build
 	@TARGETS="$(FUZZ_TARGETS)" tests/fuzz/run.sh $(FUZZ_SECONDS)

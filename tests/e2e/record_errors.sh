@@ -35,6 +35,13 @@ expect record_err_no_command 1 "^c2ctui record: cannot run /nonexistent/cmd: No 
 expect record_err_command_not_found 1 "^c2ctui record: cannot run no-such-c2c-cmd: command not found$" -- -- no-such-c2c-cmd
 expect record_err_bad_option 2 "unknown option '--bogus'" -- --bogus
 expect record_err_bad_freq 2 "bad number 'abc' for -F" -- -F abc
+# 2^32 + 1 wrapped to pid 1 in the pid_t cast
+expect record_err_pid_wraps 2 "bad id list '4294967297' for -p" -- -p 4294967297
+# record waits -D in int milliseconds: inf or 3e6 s overflowed the
+# conversion (fuzz_cli found it), nan was taken for "until stopped"
+expect record_err_duration_inf 2 "bad duration 'inf' \\(seconds, at most 2147483\\)" -- -D inf
+expect record_err_duration_huge 2 "bad duration '3e6'" -- -D 3e6
+expect record_err_duration_nan 2 "bad duration 'nan'" -- -D nan
 expect record_err_no_tracefs 1 "tracepoint lock:contention_begin is not available on this kernel" -- --tracefs "$E2E_TMP"
 mkdir -p "$E2E_TMP/none"
 cp -r "$C2C_TOP/tests/data/sysfs/none/." "$E2E_TMP/none/"

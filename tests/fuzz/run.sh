@@ -8,7 +8,11 @@
 #                   (collector/tracepoint); seeds: tests/fuzz/seeds_tracepoint.c
 #   fuzz_session    the session opener (store_open + a few queries); seeds:
 #                   small real sessions imported from c2c-gen scenarios
-# TARGETS (default: all three) picks some; FUZZ_SEEDS_ONLY="NAME..." only
+#   fuzz_cli        the command-line option parsers (report, import, locks,
+#                   diff, report --diff/--types; record/live's parse step)
+#                   with every input missing; seeds: command lines written
+#                   below into build/fuzz/seeds-cli
+# TARGETS (default: all four) picks some; FUZZ_SEEDS_ONLY="NAME..." only
 # replays those targets' seeds. Prints one result line per
 # target (ok / not ok / skip). A crash leaves its reproducer in build/fuzz/
 # and the line names it.
@@ -17,7 +21,7 @@ secs=${1:-60}
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
 out=$top/build/fuzz
-targets=${TARGETS:-fuzz_perfdata fuzz_tracepoint fuzz_session}
+targets=${TARGETS:-fuzz_perfdata fuzz_tracepoint fuzz_session fuzz_cli}
 CLANG=${CLANG:-$(command -v clang || command -v clang-14 || true)}
 if [ -z "$CLANG" ]; then
   for t in $targets; do echo "skip - $t: clang is not installed"; done; exit 0
@@ -148,6 +152,59 @@ for name in $targets; do
       done
     fi
     run $name 1048576 "$sdir" || fails=1 ;;
+  fuzz_cli)
+    # Every command's option parser as c2ctui links it: the front ends
+    # (the explorer too: diff's view), the store and the collector.
+    mapfile -t srcs < <(find tui store collector -name '*.[ch]' ! -path tui/cmd/main.c | sort)
+    # shellcheck disable=SC2046
+    build $name tests/fuzz/$name.c "${srcs[@]}" -- \
+      $($PKG_CONFIG --cflags --libs libperf ncursesw sqlite3 libtraceevent libdw libelf libbpf libzstd capstone) \
+      -lpthread -lm || { fails=1; continue; }
+    # Seeds: realistic command lines, one word a line after the command's
+    # byte (fuzz_cli.c: byte % 8 picks report, import, locks, diff,
+    # report --diff, report --types, record, live).
+    sdir=$out/seeds-cli
+    rm -rf "$sdir" && mkdir -p "$sdir"
+    seed() { local f=$1; shift; printf '%s\n' "$@" >"$sdir/$f"; }
+    seed report-plain    0 s.db
+    seed report-time     0 s.db --time 1.5,2.25 --format csv
+    seed report-time-to  0 -i s.db --time ,10 --lines 20 -d rmt
+    seed report-time-fr  0 s.db --time=0.5, --stats --show-all
+    seed report-coal     0 s.db -c pid,tid,iaddr,dso -N -N --full-symbols --no-source
+    seed report-coal2    0 s.db --coalesce=tid,offset -dlcl --double-cl --phys-lines
+    seed report-json     0 perf.data --format json -d peer --lines=5 --stdio
+    seed report-threads  0 s.db --threads -d tot --time 0,3
+    seed report-procs    0 s.db --processes --format=csv
+    seed report-bad      0 s.db -xN --lines -3 -d hitm
+    seed report-help     0 -h
+    seed import-plain    1 perf.data -o s.db
+    seed import-opts     1 -i perf.data -o s.db -f -q --symfs sysroot -k kallsyms --batch 1000
+    seed import-batch    1 perf.data --output=s.db --batch=0 --kallsyms=ks
+    seed import-extra    1 a.data b.data -o s.db
+    seed locks-plain     2 s.db
+    seed locks-thread    2 s.db -t -E 10 -k contended --format csv
+    seed locks-addr      2 -i s.db -l -Y mutex,rwsem:R,spinlock -L 0xffff8881,jiffies_lock -F contended,wait_max
+    seed locks-fields    2 s.db --key=avg_wait --field=wait_total,wait_min,avg_wait --entries=3 --format=json
+    seed locks-types     2 s.db --type-filter=rwlock:W,pcpu-sem,mutex-spin --lock-filter=0x10,tasklist_lock -k wait_min
+    seed diff-plain      3 before.db after.db
+    seed diff-fmt        3 before.db after.db --format json --no-attribute --debuginfo dbg
+    seed diff-csv        3 --format=csv before.db after.db
+    seed rdiff           4 --diff before.db after.db --format text
+    seed rdiff-csv       4 before.db --diff after.db --format=csv --debuginfo=dbg
+    seed rtypes          5 s.db --types --verdicts --sort verdict
+    seed rtypes-layout   5 s.db --layout conn --against prog --debuginfo dbg
+    seed rtypes-assign   5 -i s.db --assign 'struct conn@0x7f0000001000' --types --no-attribute
+    seed rtypes-assign2  5 s.db --assign=counter@4096 --layout=counter --sort=hitm
+    seed record-plain    6 -o s.db -a -F 4000 --ldlat 30
+    seed record-cpus     6 -o s.db -f -C 0-3,8 -c 10007 --mmap-pages 64 -D 2.5 -q
+    seed record-pids     6 -p 1,2,3 -t 4,5 --no-mem --sched --no-callchain --sw-event cpu-clock
+    seed record-cmd      6 -o s.db --duration 1 --no-locks --tracefs tfs --sysfs-root sys -- sleep 1
+    seed record-bad      6 -F 0 --ldlat 70000 --mmap-pages 3 -D -1
+    seed live-plain      7 -C 0 -p 42 --freq 1000
+    seed live-cmd        7 --output live.db --pid 7 --tid 8 --count 5000 -- ./contention 4
+    seed live-help       7 --help
+    # tests/fuzz/crashes: inputs that once crashed a target (kept as regressions).
+    run $name 4096 "$sdir" "$top/tests/fuzz/crashes" || fails=1 ;;
   *) echo "not ok - $name: no such fuzz target"; fails=1 ;;
   esac
 done

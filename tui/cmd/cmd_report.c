@@ -11,6 +11,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +71,13 @@ static int parse_coalesce(const char *s, unsigned *out)
 	return 0;
 }
 
+/* Seconds a uint64_t of nanoseconds holds (2^64 ns is 18446744073.7 s):
+ * past it, or nan/inf, the conversion to ns would be undefined. */
+static bool time_ok(double v)
+{
+	return v >= 0 && v <= 18446744073.0;
+}
+
 /* "FROM,TO" in seconds (decimals allowed) -> ns; either side may be empty. */
 static int parse_time(const char *s, uint64_t *from, uint64_t *to)
 {
@@ -81,12 +89,12 @@ static int parse_time(const char *s, uint64_t *from, uint64_t *to)
 		return -1;
 	if (comma != s) {
 		a = strtod(s, &end);
-		if (end != comma || a < 0)
+		if (end != comma || !time_ok(a))
 			return -1;
 	}
 	if (comma[1]) {
 		b = strtod(comma + 1, &end);
-		if (*end || b < 0)
+		if (*end || !time_ok(b))
 			return -1;
 	}
 	*from = (uint64_t)(a * 1e9 + 0.5);

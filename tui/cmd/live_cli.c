@@ -3,6 +3,7 @@
 #include "tui/cmd/live_cli.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,9 +41,12 @@ static int parse_ids(const char *s, pid_t **out, size_t *n, const char *opt, str
 
 	while (*p) {
 		char *end;
-		long v = strtol(p, &end, 10);
+		long v;
 		pid_t *np;
-		if (end == p || v <= 0 || (*end && *end != ','))
+		errno = 0;
+		v = strtol(p, &end, 10);
+		/* past INT_MAX the pid_t cast wraps: 4294967297 would be pid 1 */
+		if (end == p || errno || v <= 0 || v > INT_MAX || (*end && *end != ','))
 			return c2c_error_set(err, -EINVAL, "bad id list '%s' for %s", s, opt);
 		np = realloc(*out, (*n + 1) * sizeof(*np));
 		if (!np)
@@ -137,8 +141,10 @@ int live_cli_parse(struct live_cli *cli, int argc, char **argv, const char *defa
 			char *end;
 			NEED_VAL();
 			cli->duration = strtod(val, &end);
-			if (end == val || *end || cli->duration <= 0)
-				rc = c2c_error_set(err, -EINVAL, "bad duration '%s'", val);
+			/* record waits in int milliseconds; inf and nan are no durations */
+			if (end == val || *end || !(cli->duration > 0 && cli->duration <= INT_MAX / 1000))
+				rc = c2c_error_set(err, -EINVAL, "bad duration '%s' (seconds, at most %d)", val,
+						   INT_MAX / 1000);
 		} else if (!strcmp(a, "--no-mem")) {
 			cli->opt.no_mem = true;
 		} else if (!strcmp(a, "--no-locks")) {
