@@ -753,7 +753,9 @@ static void read_features(struct perfdata *pd)
 	pd->stats.unknown_features = h->nr_unknown_features;
 	if (!nr)
 		return;
-	if (table < h->data_offset || table > pd->map_len || (uint64_t)nr * 16 > pd->map_len - table) {
+	const unsigned char *tab;
+	if (table < h->data_offset || table > pd->map_len || (uint64_t)nr * 16 > pd->map_len - table ||
+	    !(tab = pd_span(pd, table, (uint64_t)nr * 16))) {
 		/* Truncated file: the feature table is gone. */
 		h->nr_bad_features += nr - h->nr_unknown_features;
 		return;
@@ -762,13 +764,14 @@ static void read_features(struct perfdata *pd)
 		uint64_t off, size;
 		if (!perfdata_has_feature(h, b))
 			continue;
-		off = pd_u64(pd, pd->map + table + slot * 16);
-		size = pd_u64(pd, pd->map + table + slot * 16 + 8);
+		const unsigned char *sec;
+		off = pd_u64(pd, tab + slot * 16);
+		size = pd_u64(pd, tab + slot * 16 + 8);
 		slot++;
 		if (b == 0 || b >= PERFDATA_FEAT_KNOWN)
 			continue;
-		if (off > pd->map_len || size > pd->map_len - off ||
-		    pd_parse_feature(pd, b, pd->map + off, (size_t)size) < 0)
+		if (off > pd->map_len || size > pd->map_len - off || !(sec = pd_span(pd, off, size)) ||
+		    pd_parse_feature(pd, b, sec, (size_t)size) < 0)
 			h->nr_bad_features++;
 	}
 }
@@ -776,9 +779,12 @@ static void read_features(struct perfdata *pd)
 int pd_read_file_header(struct perfdata *pd, struct c2c_error *err)
 {
 	struct perfdata_header *h = &pd->hdr;
-	const unsigned char *p = pd->map;
+	const unsigned char *p = pd_span(pd, 0, pd->map_len < FILE_HEADER_SIZE ? pd->map_len : FILE_HEADER_SIZE);
+	const unsigned char *attrs;
 	uint64_t hsize, attr_size, attrs_off, attrs_size, nr_attrs;
 
+	if (!p)
+		return c2c_error_set(err, -EIO, "%s: cannot read the header", pd->path);
 	if (pd->map_len < 8)
 		return c2c_error_set(err, -EINVAL, "%s: not a perf.data file (only %zu bytes)", pd->path,
 				     pd->map_len);
@@ -830,8 +836,10 @@ int pd_read_file_header(struct perfdata *pd, struct c2c_error *err)
 				     pd->path, nr_attrs, attrs_off);
 	if (nr_attrs == 0)
 		return c2c_error_set(err, -EINVAL, "%s: the file has no event attributes", pd->path);
+	if (!(attrs = pd_span(pd, attrs_off, nr_attrs * attr_size)))
+		return c2c_error_set(err, -EIO, "%s: cannot read the attrs section", pd->path);
 	for (uint64_t i = 0; i < nr_attrs; i++) {
-		const unsigned char *e = p + attrs_off + i * attr_size;
+		const unsigned char *e = attrs + i * attr_size, *ids;
 		struct perf_attr_info a;
 		uint64_t ids_off, ids_size;
 		struct c2c_error aerr;
@@ -844,7 +852,9 @@ int pd_read_file_header(struct perfdata *pd, struct c2c_error *err)
 		if (ids_off > pd->map_len || ids_size > pd->map_len - ids_off)
 			return c2c_error_set(err, -EINVAL, "%s: attr %" PRIu64 ": its id list runs past the end of the file",
 					     pd->path, i);
-		rc = pd_add_attr(pd, &a, p + ids_off, (size_t)(ids_size / 8), err);
+		if (!(ids = pd_span(pd, ids_off, ids_size)))
+			return c2c_error_set(err, -EIO, "%s: attr %" PRIu64 ": cannot read its id list", pd->path, i);
+		rc = pd_add_attr(pd, &a, ids, (size_t)(ids_size / 8), err);
 		if (rc < 0)
 			return rc;
 	}

@@ -42,6 +42,14 @@ struct perfdata {
 	size_t map_len;
 	bool map_owned;              /* munmap at close */
 	unsigned char *slurp;        /* malloc'd copy of a non-mappable file-format input */
+	/* A big regular file is not mapped whole (the address space it would
+	 * take may not be there: ulimit -v): it is read through a window of
+	 * its bytes [win_off, win_off + win_len), map stays NULL and map_len
+	 * is the file's size. */
+	bool windowed;
+	unsigned char *win;
+	size_t win_len, win_cap;
+	uint64_t win_off;
 
 	bool pipe, swap, ordered;
 	struct perfdata_header hdr;
@@ -101,6 +109,10 @@ struct perfdata {
 
 /* Allocation tracked until close. */
 void *pd_alloc(struct perfdata *pd, size_t size);
+/* len bytes of the input at off (the caller checked they are inside it):
+ * the map, or for a windowed file a copy read for the header parser
+ * (tracked until close). NULL when they cannot be read. */
+const unsigned char *pd_span(struct perfdata *pd, uint64_t off, uint64_t len);
 char *pd_strndup(struct perfdata *pd, const char *s, size_t n);
 
 /* Parses the file header, attrs section and feature sections of a mapped

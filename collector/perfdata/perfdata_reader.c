@@ -348,6 +348,81 @@ static int process_record(struct perfdata *pd, const unsigned char *rec, size_t 
 
 /* ---- input: mapped memory or a real pipe ---- */
 
+/* ---- a big regular file, read through a window ---- */
+
+/* Files larger than this are read through a window instead of mapped
+ * whole (C2CTUI_READ_WINDOW, bytes, changes it: 0 windows every file). */
+#define WINDOW_MIN_FILE (64ull << 20)
+#define WINDOW_SIZE (8u << 20)
+
+static uint64_t window_threshold(void)
+{
+	const char *e = getenv("C2CTUI_READ_WINDOW");
+	char *end;
+	unsigned long long v;
+
+	if (!e || !*e)
+		return WINDOW_MIN_FILE;
+	v = strtoull(e, &end, 10);
+	return *end ? WINDOW_MIN_FILE : v;
+}
+
+static int pread_full(int fd, unsigned char *buf, size_t n, uint64_t off)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t r = pread(fd, buf + got, n - got, (off_t)(off + got));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return r < 0 ? -errno : -EIO;
+		got += (size_t)r;
+	}
+	return 0;
+}
+
+/* The n bytes of the file at off, in the window (moved and refilled when
+ * they are not in it), or NULL when they cannot be read. Valid until the
+ * next call. */
+static const unsigned char *window_at(struct perfdata *pd, uint64_t off, size_t n)
+{
+	if (off >= pd->win_off && off + n <= pd->win_off + pd->win_len)
+		return pd->win + (off - pd->win_off);
+	size_t want = n > WINDOW_SIZE ? n : WINDOW_SIZE;
+	if (want > pd->map_len - off)
+		want = (size_t)(pd->map_len - off);
+	if (want < n)
+		return NULL;
+	if (want > pd->win_cap) {
+		unsigned char *b = realloc(pd->win, want);
+		if (!b)
+			return NULL;
+		pd->win = b;
+		pd->win_cap = want;
+	}
+	pd->win_len = 0;
+	if (pread_full(pd->fd, pd->win, want, off) < 0)
+		return NULL;
+	pd->win_off = off;
+	pd->win_len = want;
+	return pd->win;
+}
+
+const unsigned char *pd_span(struct perfdata *pd, uint64_t off, uint64_t len)
+{
+	static const unsigned char none[1];
+	unsigned char *b;
+
+	if (!pd->windowed)
+		return pd->map + off;
+	if (!len)
+		return none;
+	if (len > SIZE_MAX || !(b = pd_alloc(pd, (size_t)len)))
+		return NULL;
+	return pread_full(pd->fd, b, (size_t)len, off) < 0 ? NULL : b;
+}
+
 /* Makes n bytes available at sbuf + sbuf_start (stream input). */
 static int stream_fill(struct perfdata *pd, size_t n)
 {
@@ -391,7 +466,13 @@ static int take_payload(struct perfdata *pd, size_t n, const unsigned char **p)
 	}
 	if (n > pd->end - pd->pos)
 		return -1;
-	*p = pd->map + pd->pos;
+	if (pd->windowed) {
+		/* the record being processed is in rec_scratch: the window may move */
+		if (!(*p = window_at(pd, pd->pos, n)))
+			return -1;
+	} else {
+		*p = pd->map + pd->pos;
+	}
 	pd->pos += n;
 	return 0;
 }
@@ -489,7 +570,11 @@ static int read_one(struct perfdata *pd, struct c2c_error *err)
 		return damage(pd, left, err, "%" PRIu64 " stray bytes at the end of the data (offset %" PRIu64 ")",
 			      left, off);
 	}
-	h = perf_record_header(pd->map + pd->pos, pd->swap);
+	const unsigned char *at = pd->windowed ? window_at(pd, pd->pos, 8) : pd->map + pd->pos;
+	if (!at)
+		return c2c_error_set(err, -EIO, "%s: cannot read at offset %" PRIu64 ": %s", pd->path, off,
+				     strerror(errno ? errno : EIO));
+	h = perf_record_header(at, pd->swap);
 	if (h.size < 8) {
 		uint64_t left = pd->end - pd->pos;
 		pd->pos = pd->end;
@@ -507,6 +592,17 @@ static int read_one(struct perfdata *pd, struct c2c_error *err)
 		return damage(pd, left, err,
 			      "record at offset %" PRIu64 " (%u bytes) runs past the end of the data (%" PRIu64
 			      " bytes dropped)", off, h.size, left);
+	}
+	if (pd->windowed) {
+		/* Copied out, as from a stream: queued records are copied
+		 * again (chunks), and a payload may move the window. */
+		if (!(rec = window_at(pd, pd->pos, h.size)))
+			return c2c_error_set(err, -EIO, "%s: cannot read at offset %" PRIu64 ": %s", pd->path, off,
+					     strerror(errno ? errno : EIO));
+		memcpy(pd->rec_scratch, rec, h.size);
+		pd->pos += h.size;
+		rc = process_record(pd, pd->rec_scratch, h.size, false, false, off, err);
+		return rc < 0 ? rc : 1;
 	}
 	rec = pd->map + pd->pos;
 	pd->pos += h.size;
@@ -676,6 +772,7 @@ void perfdata_close(struct perfdata *pd)
 		ZSTD_freeDStream(pd->zds);
 	free(pd->dbuf);
 	free(pd->sbuf);
+	free(pd->win);
 	if (pd->map_owned)
 		munmap((void *)pd->map, pd->map_len);
 	free(pd->slurp);
@@ -783,7 +880,20 @@ int perfdata_open_fd(struct perfdata **out, int fd, const char *name, struct c2c
 			rc = c2c_error_set(err, -EINVAL, "%s: the file is empty", pd->path);
 			goto fail;
 		}
-		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		void *m = MAP_FAILED;
+		if ((uint64_t)st.st_size <= window_threshold())
+			m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (m == MAP_FAILED && ((uint64_t)st.st_size > window_threshold() || errno == ENOMEM)) {
+			/* Big (or no address space left for it): a window. */
+			pd->windowed = true;
+			pd->map_len = (size_t)st.st_size;
+			posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+			rc = open_mapped(pd, err);
+			if (rc < 0)
+				goto fail;
+			*out = pd;
+			return 0;
+		}
 		if (m == MAP_FAILED) {
 			rc = c2c_error_set(err, -errno, "%s: cannot map the file: %s", pd->path, strerror(errno));
 			goto fail;

@@ -190,7 +190,10 @@ int report_model_build(struct report_model *m, struct store *st, const char *inp
 	m->opts = *o;
 	report_filter_from_opts(&f, o);
 	store_get_status(st, &m->status);
-	store_status_line(&m->status, input, m->status_line, sizeof(m->status_line));
+	/* the text says it only when the session is not complete (a complete
+	 * one's notes are in the JSON and CSV): perf's layout stays perf's */
+	if (m->status.state != STORE_STATE_COMPLETE)
+		store_status_line(&m->status, input, m->status_line, sizeof(m->status_line));
 
 	if (store_get_meta(st, STORE_META_ARCH, m->arch, sizeof(m->arch)) < 0)
 		m->arch[0] = '\0';
