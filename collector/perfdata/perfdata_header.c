@@ -52,6 +52,21 @@ void *pd_alloc(struct perfdata *pd, size_t size)
 	return p;
 }
 
+const unsigned char *pd_span(struct perfdata *pd, uint64_t off, uint64_t len)
+{
+	static const unsigned char none[1];
+	unsigned char *b;
+
+	if (!pd->windowed)
+		return pd->map + off;
+	if (!len)
+		return none;
+	if (len > SIZE_MAX || !(b = pd_alloc(pd, (size_t)len)))
+		return NULL;
+	return pd_pread_full(pd->fd, b, (size_t)len, off) < 0 ? NULL : b;
+}
+
+
 char *pd_strndup(struct perfdata *pd, const char *s, size_t n)
 {
 	size_t len = strnlen(s, n);

@@ -113,6 +113,12 @@ void *pd_alloc(struct perfdata *pd, size_t size);
  * the map, or for a windowed file a copy read for the header parser
  * (tracked until close). NULL when they cannot be read. */
 const unsigned char *pd_span(struct perfdata *pd, uint64_t off, uint64_t len);
+/* perfdata_window.c: n bytes at off read whole (0, or a negative errno),
+ * and the n bytes of a windowed file at off, the window moved and refilled
+ * when they are not in it (NULL when they cannot be read; valid until the
+ * next call). */
+int pd_pread_full(int fd, unsigned char *buf, size_t n, uint64_t off);
+const unsigned char *pd_window_at(struct perfdata *pd, uint64_t off, size_t n);
 char *pd_strndup(struct perfdata *pd, const char *s, size_t n);
 
 /* Parses the file header, attrs section and feature sections of a mapped

@@ -353,7 +353,6 @@ static int process_record(struct perfdata *pd, const unsigned char *rec, size_t 
 /* Files larger than this are read through a window instead of mapped
  * whole (C2CTUI_READ_WINDOW, bytes, changes it: 0 windows every file). */
 #define WINDOW_MIN_FILE (64ull << 20)
-#define WINDOW_SIZE (8u << 20)
 
 static uint64_t window_threshold(void)
 {
@@ -365,62 +364,6 @@ static uint64_t window_threshold(void)
 		return WINDOW_MIN_FILE;
 	v = strtoull(e, &end, 10);
 	return *end ? WINDOW_MIN_FILE : v;
-}
-
-static int pread_full(int fd, unsigned char *buf, size_t n, uint64_t off)
-{
-	size_t got = 0;
-
-	while (got < n) {
-		ssize_t r = pread(fd, buf + got, n - got, (off_t)(off + got));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return r < 0 ? -errno : -EIO;
-		got += (size_t)r;
-	}
-	return 0;
-}
-
-/* The n bytes of the file at off, in the window (moved and refilled when
- * they are not in it), or NULL when they cannot be read. Valid until the
- * next call. */
-static const unsigned char *window_at(struct perfdata *pd, uint64_t off, size_t n)
-{
-	if (off >= pd->win_off && off + n <= pd->win_off + pd->win_len)
-		return pd->win + (off - pd->win_off);
-	size_t want = n > WINDOW_SIZE ? n : WINDOW_SIZE;
-	if (want > pd->map_len - off)
-		want = (size_t)(pd->map_len - off);
-	if (want < n)
-		return NULL;
-	if (want > pd->win_cap) {
-		unsigned char *b = realloc(pd->win, want);
-		if (!b)
-			return NULL;
-		pd->win = b;
-		pd->win_cap = want;
-	}
-	pd->win_len = 0;
-	if (pread_full(pd->fd, pd->win, want, off) < 0)
-		return NULL;
-	pd->win_off = off;
-	pd->win_len = want;
-	return pd->win;
-}
-
-const unsigned char *pd_span(struct perfdata *pd, uint64_t off, uint64_t len)
-{
-	static const unsigned char none[1];
-	unsigned char *b;
-
-	if (!pd->windowed)
-		return pd->map + off;
-	if (!len)
-		return none;
-	if (len > SIZE_MAX || !(b = pd_alloc(pd, (size_t)len)))
-		return NULL;
-	return pread_full(pd->fd, b, (size_t)len, off) < 0 ? NULL : b;
 }
 
 /* Makes n bytes available at sbuf + sbuf_start (stream input). */
@@ -468,7 +411,7 @@ static int take_payload(struct perfdata *pd, size_t n, const unsigned char **p)
 		return -1;
 	if (pd->windowed) {
 		/* the record being processed is in rec_scratch: the window may move */
-		if (!(*p = window_at(pd, pd->pos, n)))
+		if (!(*p = pd_window_at(pd, pd->pos, n)))
 			return -1;
 	} else {
 		*p = pd->map + pd->pos;
@@ -570,7 +513,7 @@ static int read_one(struct perfdata *pd, struct c2c_error *err)
 		return damage(pd, left, err, "%" PRIu64 " stray bytes at the end of the data (offset %" PRIu64 ")",
 			      left, off);
 	}
-	const unsigned char *at = pd->windowed ? window_at(pd, pd->pos, 8) : pd->map + pd->pos;
+	const unsigned char *at = pd->windowed ? pd_window_at(pd, pd->pos, 8) : pd->map + pd->pos;
 	if (!at)
 		return c2c_error_set(err, -EIO, "%s: cannot read at offset %" PRIu64 ": %s", pd->path, off,
 				     strerror(errno ? errno : EIO));
@@ -596,7 +539,7 @@ static int read_one(struct perfdata *pd, struct c2c_error *err)
 	if (pd->windowed) {
 		/* Copied out, as from a stream: queued records are copied
 		 * again (chunks), and a payload may move the window. */
-		if (!(rec = window_at(pd, pd->pos, h.size)))
+		if (!(rec = pd_window_at(pd, pd->pos, h.size)))
 			return c2c_error_set(err, -EIO, "%s: cannot read at offset %" PRIu64 ": %s", pd->path, off,
 					     strerror(errno ? errno : EIO));
 		memcpy(pd->rec_scratch, rec, h.size);
