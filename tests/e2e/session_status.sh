@@ -30,8 +30,10 @@ fi
 
 # ---- imports killed (SIGKILL) at several moments --------------------------
 # The moments are file sizes (a loaded sanitizer build is slower) and, last,
-# a time well after the first once-a-second commit.
-for moment in size:200000 size:20000000 time:2; do
+# a time well after the first once-a-second commit: counted from when the
+# samples' first pages reach the file, so a slow start (sanitizer, cold
+# cache) or a slow first fsync on a loaded machine does not count.
+for moment in size:200000 size:20000000 time:2.5; do
   db=$E2E_TMP/kill.db
   rm -f "$db" "$db-journal"
   "$C2CTUI" import -q "$big" -o "$db" 2>/dev/null &
@@ -40,7 +42,10 @@ for moment in size:200000 size:20000000 time:2; do
     size:*) for _ in $(seq 1 400); do
               [ "$(stat -c %s "$db" 2>/dev/null || echo 0)" -gt "${moment#size:}" ] && break; sleep 0.02
             done ;;
-    time:*) sleep "${moment#time:}" ;;
+    time:*) for _ in $(seq 1 400); do
+              [ "$(stat -c %s "$db" 2>/dev/null || echo 0)" -gt 200000 ] && break; sleep 0.02
+            done
+            sleep "${moment#time:}" ;;
   esac
   kill -KILL $pid 2>/dev/null
   killed=$?
