@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # `make bench`: times c2ctui against perf c2c report on the same generated
 # recordings, in the same run, and prints wall time, peak RSS and ratios.
-# Files are generated (build/tools/c2c-gen) into build/bench/: the bench
-# scenario at BENCH_SIZES samples, and other shapes (BENCH_SHAPES,
-# "scenario:samples" pairs: mixed lines and sites, lock tracepoints) so a
-# change tuned to one shape shows on the others.
+# Files are generated (build/tools/c2c-gen) into build/bench/. Each run is
+# NAME:SCENARIO:SAMPLES[:C2C-GEN SHAPE OPTIONS]; the default list
+# (BENCH_RUNS) has the bench scenario, a wide shape (2,000 lines, 400 code
+# sites, 24 threads on the first process) at 1M and 10M samples, 2M
+# samples over 100,000 lines, and a lock recording, so a change tuned to
+# one shape shows on the others. BENCH_QUICK=1 keeps only the 1M runs.
+# Per run: import, import + report, the report of the imported session
+# (reopen), a CPU-filtered report (-C of one CPU), session bytes a sample.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -13,8 +17,11 @@ out=$top/$b/bench
 mkdir -p "$out"
 c2ctui=$top/$b/c2ctui
 gen=$top/$b/tools/c2c-gen
-sizes=${BENCH_SIZES:-"1000000 10000000"}
-shapes=${BENCH_SHAPES:-"mixed:1000000 lock-tracepoints:500000"}
+wide="--lines 2000 --sites 400 --threads 24"
+runs_default="bench:bench:1000000 wide:bench:1000000:$wide lines100k:bench:2000000:--lines 100000
+  bench:bench:10000000 wide:bench:10000000:$wide locks:lock-tracepoints:500000"
+[ "${BENCH_QUICK:-0}" = 1 ] && runs_default="bench:bench:1000000 wide:bench:1000000:$wide locks:lock-tracepoints:500000"
+runs=${BENCH_RUNS:-$runs_default}
 
 # run_timed NAME CMD... -> sets T_WALL (s) and T_RSS (MiB)
 run_timed() {
@@ -30,14 +37,14 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (b > 0) printf "%.2f", a/b; else pr
 have_perf=1
 command -v perf >/dev/null || have_perf=0
 
-printf '%-17s %-10s %-34s %9s %9s %10s %10s\n' shape samples step wall_s rss_MiB "x perf(t)" "x perf(rss)"
-runs=()
-for n in $sizes; do runs+=("bench:$n"); done
-for sh in $shapes; do runs+=("$sh"); done
-for run in "${runs[@]}"; do
-  scen=${run%%:*} n=${run##*:}
-  f=$out/$scen-$n.data
-  [ -f "$f" ] || "$gen" --scenario "$scen" --samples "$n" -o "$f" >/dev/null
+row() { printf '%-10s %-9s %-34s %9s %9s %10s %10s\n' "$@"; }
+row shape samples step wall_s rss_MiB "x perf(t)" "x perf(rss)"
+for run in $runs; do
+  IFS=: read -r name scen n opts <<<"$run"
+  # shellcheck disable=SC2206 # the shape is a list of options
+  gen_opts=($opts)
+  f=$out/$name-$n.data
+  [ -f "$f" ] || "$gen" --scenario "$scen" --samples "$n" "${gen_opts[@]}" -o "$f" >/dev/null
   # A lock recording is what `perf lock contention` reads; the rest is
   # perf c2c's. c2ctui answers each with its own command.
   case $scen in
@@ -48,19 +55,25 @@ for run in "${runs[@]}"; do
   if [ $have_perf = 1 ]; then
     run_timed perf "${ref[@]}"
     pw=$T_WALL pr=$T_RSS
-    printf '%-17s %-10s %-34s %9s %9s %10s %10s\n' "$scen" "$n" "$refname" "$pw" "$pr" 1.00 1.00
+    row "$name" "$n" "$refname" "$pw" "$pr" 1.00 1.00
   fi
-  s=$out/$scen-$n.db
-  rm -f "$s" "$s-wal" "$s-shm"
+  s=$out/$name-$n.db
+  rm -f "$s" "$s-journal" "$s-wal" "$s-shm"
   run_timed import "$c2ctui" import "$f" -o "$s"; iw=$T_WALL ir=$T_RSS
   run_timed $ours "$c2ctui" $ours "$s"; rw=$T_WALL rr=$T_RSS
   tot=$(awk -v a="$iw" -v b="$rw" 'BEGIN{printf "%.2f", a+b}')
   rss=$(awk -v a="$ir" -v b="$rr" 'BEGIN{print (a>b)?a:b}')
-  printf '%-17s %-10s %-34s %9s %9s %10s %10s\n' "$scen" "$n" "c2ctui import" "$iw" "$ir" "$(ratio "$iw" "$pw")" "$(ratio "$ir" "$pr")"
-  printf '%-17s %-10s %-34s %9s %9s %10s %10s\n' "$scen" "$n" "c2ctui import + $ours" "$tot" "$rss" "$(ratio "$tot" "$pw")" "$(ratio "$rss" "$pr")"
+  row "$name" "$n" "c2ctui import" "$iw" "$ir" "$(ratio "$iw" "$pw")" "$(ratio "$ir" "$pr")"
+  row "$name" "$n" "c2ctui import + $ours" "$tot" "$rss" "$(ratio "$tot" "$pw")" "$(ratio "$rss" "$pr")"
   run_timed $ours "$c2ctui" $ours "$s"
-  printf '%-17s %-10s %-34s %9s %9s %10s %10s\n' "$scen" "$n" "c2ctui $ours (imported session)" "$T_WALL" "$T_RSS" "$(ratio "$T_WALL" "$pw")" "$(ratio "$T_RSS" "$pr")"
-  echo "                  session: $(( $(stat -c %s "$s") / n )) bytes a sample"
+  row "$name" "$n" "c2ctui $ours (reopened session)" "$T_WALL" "$T_RSS" "$(ratio "$T_WALL" "$pw")" "$(ratio "$T_RSS" "$pr")"
+  if [ "$ours" = report ]; then
+    # perf c2c report has no CPU filter (a perf user re-records or re-reads
+    # the file): the ratio is against perf's whole report of the file.
+    run_timed filter "$c2ctui" report "$s" -C 3
+    row "$name" "$n" "c2ctui report -C 3 (session)" "$T_WALL" "$T_RSS" "$(ratio "$T_WALL" "$pw")" "$(ratio "$T_RSS" "$pr")"
+  fi
+  echo "           session: $(( $(stat -c %s "$s") / n )) bytes a sample ($(( $(stat -c %s "$s") >> 20 )) MiB; perf.data $(( $(stat -c %s "$f") >> 20 )) MiB)"
 done
 [ $have_perf = 1 ] || echo "perf not installed: no reference times (ratios shown as -)"
 for extra in bench/tui_bench.sh bench/live_bench.sh; do

@@ -186,4 +186,17 @@ for sc in false-sharing true-sharing classes mixed line-identity; do
 		nok "gen/$sc --compress" "c2c-gen --compress failed: $(head -1 "$f.err")"
 	fi
 done
+# Other shapes of the mixed stream (the bench's shapes, smaller): many
+# threads on a line and many sites; many lines (a heap past 16 MiB).
+for shape in "wide:--lines 2000 --sites 400 --threads 24 --samples 60000" \
+	     "lines100k:--lines 100000 --samples 150000 --seed 3"; do
+	name=${shape%%:*}
+	f=$E2E_TMP/$name.data
+	# shellcheck disable=SC2086 # the shape is a list of options
+	if ! "$gen" --scenario mixed ${shape#*:} -o "$f" >/dev/null 2>"$f.err"; then
+		nok "gen/mixed-$name" "c2c-gen failed: $(head -1 "$f.err")"
+		continue
+	fi
+	run_file "gen/mixed-$name" "$f" "$f" "$(import_db "$f" "$E2E_TMP/$name.db")" usual
+done
 finish

@@ -22,12 +22,12 @@
 #define KERNEL_LEN   0x2400000ull
 #define KERNEL_DATA  (KERNEL_START + 0x1800000ull)
 #define BIN_LEN      0x4000ull
-#define HEAP_LEN     0x1000000ull
+#define HEAP_LEN     0x1000000ull  /* at least; more for --lines past 36,000 */
 #define GEN_NOMAP_BASE 0x6f0000000000ull
 #define TIME0        1000000000000ull   /* 1000 s of perf clock */
 #define ROUND_EVERY  1000u              /* samples between FINISHED_ROUNDs */
 #define MAX_PROCS    2
-#define MAX_THREADS  16
+#define MAX_THREADS  64
 
 enum { MODE_KERNEL = 1, MODE_USER = 2 };
 
@@ -45,6 +45,7 @@ struct gen {
 	uint64_t rng;
 	uint64_t time;
 	uint32_t nodes, cpn, ncpu;
+	uint64_t heap_len;          /* each process's //anon heap map */
 	uint32_t since_round;
 	struct proc procs[MAX_PROCS];
 	uint32_t nr_procs;
@@ -81,7 +82,7 @@ static int addr_mapped(const struct gen *g, const struct spec *s)
 	if (s->kernel)
 		return s->addr >= KERNEL_START && s->addr < KERNEL_START + KERNEL_LEN;
 	for (uint32_t i = 0; i < g->nr_procs; i++)
-		if (i == s->proc && s->addr >= g->procs[i].heap && s->addr < g->procs[i].heap + HEAP_LEN)
+		if (i == s->proc && s->addr >= g->procs[i].heap && s->addr < g->procs[i].heap + g->heap_len)
 			return 1;
 	return 0;
 }
@@ -278,7 +279,7 @@ static int sideband_setup(struct gen *g)
 			.filename = p->binary,
 		};
 		struct c2c_mmap heap = {
-			.pid = p->pid, .tid = p->pid, .start = p->heap, .len = HEAP_LEN, .pgoff = 0,
+			.pid = p->pid, .tid = p->pid, .start = p->heap, .len = g->heap_len, .pgoff = 0,
 			.prot = 3, .flags = 0x22, .cpumode = MODE_USER, .filename = "//anon",
 		};
 		build_id_of(p, bin.build_id);
@@ -488,17 +489,21 @@ static int scen_classes(struct gen *g, struct list *l, uint64_t total)
 
 /* ---- streaming scenarios: mixed and bench ---------------------------- */
 
-#define MIX_LINES 512u
+#define MIX_LINES 512u     /* the mixed/bench shape's defaults */
+#define MIX_SITES 200u
 #define MIX_HOT   16u
 
+/* The streaming scenarios' shape: how many objects (each about one cache
+ * line), code sites and threads (--lines/--sites/--threads of c2c-gen). */
 struct mix {
-	double cum[MIX_LINES];   /* Zipf-like cumulative popularity */
+	uint32_t lines, sites;
+	double *cum;              /* Zipf-like cumulative popularity */
 };
 
 static uint32_t mix_pick_line(struct gen *g, const struct mix *m)
 {
-	double u = (double)(rng_next(g) >> 11) * (1.0 / 9007199254740992.0) * m->cum[MIX_LINES - 1];
-	uint32_t lo = 0, hi = MIX_LINES - 1;
+	double u = (double)(rng_next(g) >> 11) * (1.0 / 9007199254740992.0) * m->cum[m->lines - 1];
+	uint32_t lo = 0, hi = m->lines - 1;
 
 	while (lo < hi) {
 		uint32_t mid = (lo + hi) / 2;
@@ -543,7 +548,7 @@ static int mix_sample(struct gen *g, const struct mix *m, uint64_t i)
 
 	(void)i;
 	s.addr = p->heap + 0x40000 + (uint64_t)k * 0x1c0 + f * 16 + (k & 1) * 8;
-	s.ip = p->bin + 0x1000 + ((k * 7 + f * 3 + rng_below(g, nsites)) % 200) * 0x10;
+	s.ip = p->bin + 0x1000 + ((k * 7 + f * 3 + rng_below(g, nsites)) % m->sites) * 0x10;
 	if (rng_below(g, 4) == 0)
 		s.cls = rng_below(g, 10) < 7 ? PDW_ST_L1_HIT : PDW_ST_L1_MISS;
 	else
@@ -564,12 +569,14 @@ static int mix_sample(struct gen *g, const struct mix *m, uint64_t i)
 	return emit(g, &s);
 }
 
-static int scen_mixed(struct gen *g, uint64_t total)
+static int scen_mixed(struct gen *g, const struct gen_params *prm, uint64_t total)
 {
-	struct mix m;
+	struct mix m = { .lines = prm->lines ? prm->lines : MIX_LINES, .sites = prm->sites ? prm->sites : MIX_SITES };
 	int ret = 0;
 
-	for (uint32_t k = 0; k < MIX_LINES; k++)
+	if (!(m.cum = malloc(m.lines * sizeof(*m.cum))))
+		return -ENOMEM;
+	for (uint32_t k = 0; k < m.lines; k++)
 		m.cum[k] = (k ? m.cum[k - 1] : 0) + 1.0 / pow(k + 1.0, 1.1);
 	for (uint64_t i = 0; i < total && !ret; i++) {
 		struct pdw_sid sid = { .time = g->time, .cpu = g->procs[0].cpu[1 % g->procs[0].nr_threads] };
@@ -586,6 +593,7 @@ static int scen_mixed(struct gen *g, uint64_t total)
 		if (!ret)
 			ret = mix_sample(g, &m, i);
 	}
+	free(m.cum);
 	return ret;
 }
 
@@ -822,10 +830,18 @@ int gen_scenario(const char *path, const struct gen_params *prm, struct gen_expe
 	g.ncpu = g.nodes * g.cpn;
 	g.time = TIME0;
 	g.be = prm->pdw.big_endian;
+	/* The mixed objects start at heap+0x40000, 0x1c0 bytes apart. */
+	g.heap_len = (0x40000 + (uint64_t)prm->lines * 0x1c0 + 0xfffff) & ~0xfffffull;
+	if (g.heap_len < HEAP_LEN)
+		g.heap_len = HEAP_LEN;
 	if (g.ncpu > 4096)
 		return c2c_error_set(err, -EINVAL, "at most 4096 CPUs");
+	if ((prm->lines || prm->sites || prm->threads) && strcmp(name, "mixed") && strcmp(name, "bench"))
+		return c2c_error_set(err, -EINVAL, "--lines, --sites and --threads shape mixed and bench only");
+	if (prm->threads > MAX_THREADS || prm->lines > 1000000 || prm->sites > 100000)
+		return c2c_error_set(err, -EINVAL, "at most %d threads, 1000000 lines, 100000 sites", MAX_THREADS);
 	proc_init(&g, &g.procs[0], 4242, "c2c-demo", "/usr/bin/c2c-demo", 0x400000, 0x7f3a40000000ull,
-		  !strcmp(name, "mixed") || !strcmp(name, "bench") ? 8 : 9, 0);
+		  prm->threads ? prm->threads : !strcmp(name, "mixed") || !strcmp(name, "bench") ? 8 : 9, 0);
 	if (!strcmp(name, "mixed") || !strcmp(name, "bench"))
 		proc_init(&g, &g.procs[1], 5151, "c2c-demo2", "/usr/bin/c2c-demo2", 0x600000,
 			  0x7f5b80000000ull, 4, 1);
@@ -861,7 +877,7 @@ int gen_scenario(const char *path, const struct gen_params *prm, struct gen_expe
 	else if (lock)
 		ret = scen_lock_tracepoints(&g, total);
 	else
-		ret = scen_mixed(&g, total);
+		ret = scen_mixed(&g, prm, total);
 	if (ret == -ENOMEM && !pdw_error(g.w)->code)
 		c2c_error_set(err, ret, "scenario %s: out of memory", name);
 	if (!ret && list_based)

@@ -21,6 +21,10 @@ struct gen_params {
 	uint64_t seed;              /* 0 means 1; same seed, same bytes */
 	uint32_t nodes;             /* 0 means 2 */
 	uint32_t cpus_per_node;     /* 0 means 8 */
+	/* mixed and bench only, 0 means the scenario's own (512, 200, 8): how
+	 * many objects of about a cache line each, code sites, and threads of
+	 * the first process (the second keeps its 4). */
+	uint32_t lines, sites, threads;
 	struct pdw_options pdw;     /* pipe, big_endian, compress, attr_size, fd */
 };
 

@@ -3,7 +3,7 @@
  *
  *   c2c-gen --scenario NAME -o FILE [--samples N] [--seed S] [--pipe]
  *           [--compress] [--big-endian] [--attr-size N] [--nodes N --cpus N]
- *           [--expect] [--list]
+ *           [--expect] [--list] [--lines N] [--sites N] [--threads N]
  *
  * -o - writes to stdout (pipe format needs --pipe unless stdout is a file).
  * --cpus is the total number of CPUs, split evenly over --nodes.
@@ -26,6 +26,7 @@ static void usage(FILE *f)
 
 	fprintf(f, "usage: c2c-gen --scenario NAME -o FILE [--samples N] [--seed S] [--pipe] [--compress]\n"
 		   "               [--big-endian] [--attr-size N] [--nodes N --cpus N] [--expect] [--list]\n"
+		   "               [--lines N] [--sites N] [--threads N]   (mixed, bench: the shape)\n"
 		   "scenarios:");
 	for (; *n; n++)
 		fprintf(f, " %s", *n);
@@ -44,7 +45,7 @@ static int parse_u64(const char *s, uint64_t *v)
 int main(int argc, char **argv)
 {
 	enum { OPT_PIPE = 256, OPT_COMPRESS, OPT_BE, OPT_ATTR, OPT_NODES, OPT_CPUS, OPT_EXPECT, OPT_LIST,
-	       OPT_SAMPLES, OPT_SEED, OPT_TIME };
+	       OPT_SAMPLES, OPT_SEED, OPT_TIME, OPT_LINES, OPT_SITES, OPT_THREADS };
 	static const struct option opts[] = {
 		{ "scenario", required_argument, NULL, 's' },
 		{ "output", required_argument, NULL, 'o' },
@@ -59,6 +60,9 @@ int main(int argc, char **argv)
 		{ "expect", no_argument, NULL, OPT_EXPECT },
 		{ "list", no_argument, NULL, OPT_LIST },
 		{ "time", no_argument, NULL, OPT_TIME },
+		{ "lines", required_argument, NULL, OPT_LINES },
+		{ "sites", required_argument, NULL, OPT_SITES },
+		{ "threads", required_argument, NULL, OPT_THREADS },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -107,6 +111,17 @@ int main(int argc, char **argv)
 				fprintf(stderr, "c2c-gen: --cpus wants 1..4096\n");
 				return 2;
 			}
+			break;
+		case OPT_LINES:
+		case OPT_SITES:
+		case OPT_THREADS:
+			/* the scenario checks the upper bounds */
+			if (parse_u64(optarg, &v) || !v || v > UINT32_MAX) {
+				fprintf(stderr, "c2c-gen: --%s wants a positive number\n",
+					c == OPT_LINES ? "lines" : c == OPT_SITES ? "sites" : "threads");
+				return 2;
+			}
+			*(c == OPT_LINES ? &p.lines : c == OPT_SITES ? &p.sites : &p.threads) = (uint32_t)v;
 			break;
 		case OPT_EXPECT: expect = 1; break;
 		case OPT_TIME: show_time = 1; break;
