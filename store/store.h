@@ -665,6 +665,17 @@ int store_query_site_callers(struct store *st, int64_t site_id, struct store_cal
 /* ------------------------------------------------------------------ */
 /* Timeline                                                             */
 
+/* ---- the user's SQL (`c2ctui sql`) ------------------------------------------ */
+
+/* Called once per statement with values NULL (the column names: a header),
+ * then once per row; a value is NULL for SQL NULL, blobs come as X'hex'.
+ * A negative return stops the query and is returned. */
+typedef int (*store_sql_row_fn)(void *ctx, int ncols, const char *const *names, const char *const *values);
+/* Runs every statement of sql in turn; a statement that would write (or
+ * attach, or change a setting) is refused with -EPERM before it runs, so
+ * the session is never changed. Tables: docs/schema.md. */
+int store_sql(struct store *st, const char *sql, store_sql_row_fn fn, void *ctx, struct c2c_error *err);
+
 struct store_time_row {
 	uint64_t t_start;        /* ns, inclusive */
 	uint64_t t_end;          /* ns, exclusive */
