@@ -23,8 +23,12 @@
 
 #define DEFAULT_BATCH 16000000     /* a commit rewrites every changed aggregate row: few of them */
 /* ... but at least one a second, so that a killed import keeps nearly
- * everything it read (the session then says it was never finalized). */
+ * everything it read (the session then says it was never finalized) —
+ * unless commits are slow (every changed aggregate row is rewritten: many
+ * lines x threads x sites): then the next one waits ten times as long as
+ * the last one took, so commits cost at most a tenth of the import. */
 #define COMMIT_EVERY_NS 1000000000ull
+#define COMMIT_COST_SHARE 10
 struct pipeline {
 	struct perfdata *pd;
 	struct store *st;
@@ -38,7 +42,8 @@ struct pipeline {
 	uint64_t lost_samples;        /* sum of LOST_SAMPLES records' counts */
 	struct timespec t0;
 	uint64_t last_progress_ns;
-	uint64_t last_commit_ns;
+	uint64_t last_commit_ns;      /* when the last commit ended */
+	uint64_t commit_every_ns;     /* the wait before the next one */
 };
 
 static uint64_t now_ns(void)
@@ -227,8 +232,14 @@ static int write_header(struct pipeline *pl, struct c2c_error *err)
 
 static int commit(struct pipeline *pl, struct c2c_error *err)
 {
+	uint64_t t = now_ns();
+	int r = store_commit(pl->st, err);
+
 	pl->last_commit_ns = now_ns();
-	return store_commit(pl->st, err);
+	pl->commit_every_ns = (pl->last_commit_ns - t) * COMMIT_COST_SHARE;
+	if (pl->commit_every_ns < COMMIT_EVERY_NS)
+		pl->commit_every_ns = COMMIT_EVERY_NS;
+	return r;
 }
 
 /* What cut the import short, kept in the session for every reader: the
@@ -350,6 +361,7 @@ int import_pipeline_run(struct perfdata *pd, struct store *st, const struct impo
 	pl.res = result;
 	clock_gettime(CLOCK_MONOTONIC, &pl.t0);
 	pl.last_commit_ns = now_ns();
+	pl.commit_every_ns = COMMIT_EVERY_NS;
 
 	struct symtab_options so = { .symfs = opt ? opt->symfs : NULL, .kallsyms = opt ? opt->kallsyms : NULL };
 	if (!so.kallsyms)
@@ -382,7 +394,7 @@ int import_pipeline_run(struct perfdata *pd, struct store *st, const struct impo
 			break;
 		}
 		if (!(result->records & 0xfff)) {
-			if (store_pending(st) && now_ns() - pl.last_commit_ns >= COMMIT_EVERY_NS &&
+			if (store_pending(st) && now_ns() - pl.last_commit_ns >= pl.commit_every_ns &&
 			    (r = commit(&pl, err)) < 0)
 				goto out;
 			if (!(result->records & 0xffff))
