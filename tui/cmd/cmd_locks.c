@@ -195,18 +195,8 @@ int cmd_locks(int argc, char **argv)
 
 	struct session_input in;
 	struct session_input_opts so = { .tmp_name = "locks" };
-	if (session_input_open(&in, input, &so, &err) < 0) {
-		fprintf(stderr, "c2ctui locks: %s\n", err.msg[0] ? err.msg : "cannot open the input");
+	if (session_input_open_for(&in, "locks", input, &so) < 0)
 		return 1;
-	}
-	/* perf's table stays as perf prints it; a session that is not
-	 * complete says so beside it, on stderr. */
-	struct store_status status;
-	char line[1024];
-	store_get_status(in.store, &status);
-	store_status_line(&status, input, line, sizeof(line));
-	if (status.state != STORE_STATE_COMPLETE)
-		fprintf(stderr, "c2ctui locks: %s\n", line);
 	struct store_lock_stat *rows = NULL;
 	size_t n = 0;
 	int rc = 0;

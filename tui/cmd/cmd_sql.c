@@ -104,16 +104,8 @@ int cmd_sql(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	struct session_input in;
 	struct session_input_opts so = { .tmp_name = "sql" };
-	if (session_input_open(&in, input, &so, &err) < 0) {
-		fprintf(stderr, "c2ctui sql: %s\n", err.msg[0] ? err.msg : "cannot open the input");
+	if (session_input_open_for(&in, "sql", input, &so) < 0)
 		return 1;
-	}
-	struct store_status status;
-	char line[1024];
-	store_get_status(in.store, &status);
-	store_status_line(&status, input, line, sizeof(line));
-	if (status.state != STORE_STATE_COMPLETE)
-		fprintf(stderr, "c2ctui sql: %s\n", line);
 	int rc = 0;
 	if (store_sql(in.store, sql, csv_row, &o, &err) < 0 && !o.write_errno) {
 		fprintf(stderr, "c2ctui sql: %s\n", err.msg);

@@ -161,3 +161,20 @@ void session_input_close(struct session_input *in)
 	in->tmpdir[0] = '\0';
 	in->tmpdb[0] = '\0';
 }
+
+int session_input_open_for(struct session_input *in, const char *cmd, const char *path,
+			   const struct session_input_opts *o)
+{
+	struct c2c_error err = { 0 };
+	if (session_input_open(in, path, o, &err) < 0) {
+		fprintf(stderr, "c2ctui %s: %s\n", cmd, err.msg[0] ? err.msg : "cannot open the input");
+		return -1;
+	}
+	struct store_status status;
+	char line[1024];
+	store_get_status(in->store, &status);
+	store_status_line(&status, path, line, sizeof(line));
+	if (status.state != STORE_STATE_COMPLETE)
+		fprintf(stderr, "c2ctui %s: %s\n", cmd, line);
+	return 0;
+}

@@ -33,6 +33,12 @@ int session_input_open(struct session_input *in, const char *path, const struct 
 		       struct c2c_error *err);
 void session_input_close(struct session_input *in);
 
+/* Open the input for command CMD ("c2ctui CMD: ..."), saying on stderr why
+ * when it cannot be opened (-1) and, beside output that stays as perf
+ * prints it, that the session is not complete when it is not. */
+int session_input_open_for(struct session_input *in, const char *cmd, const char *path,
+			   const struct session_input_opts *o);
+
 /* The import progress line on stderr, redrawn in place; only when stderr
  * is a terminal. An import_options.progress callback (ctx unused). */
 void cmd_import_progress(void *ctx, const struct import_progress *p);
