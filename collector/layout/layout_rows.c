@@ -277,8 +277,8 @@ static void compute_flags(struct layout *l)
 					struct layout_part *qp = &q->parts[b];
 					if (qp->line != r->parts[a].line || !part_hurt(&r->parts[a], qp))
 						continue;
-					if (!qp->fs_victim)
-						vloads += qp->loads;
+					/* r's parts are on distinct lines: each of q's counts once */
+					vloads += qp->loads;
 					qp->fs_victim = true;
 					hit = true;
 					if (r->parts[a].line < first_line)

@@ -152,3 +152,22 @@ PY
     nok "$T: only the part of slots on the written line is a victim" "$(grep -E 'slots|counter' layout.txt)"
   fi
 fi
+
+# --- the explorer: L on a line of table[3] opens the element's layout -------
+if ! command -v tmux >/dev/null; then
+  skip "$T: layout view" "tmux is not installed"
+else
+  source "$C2C_TOP/tests/tui/harness.sh"
+  # a private copy: a rebuild while the test runs must not swap the binary
+  cp "$C2CTUI" "$E2E_TMP/c2ctui" && C2CTUI=$E2E_TMP/c2ctui
+  if tui_start 120 40 -- "$C2CTUI" open arr.db && tui_key Enter && tui_key L; then
+    # the parts of slots under it, pahole's comment after them (expected
+    # screen: tests/tui/expected/ta_layout.txt; TUI_UPDATE=1 rewrites it)
+    if tui_expect ta_layout; then ok "$T: layout view of struct slot_table, slots split by line"
+    else nok "$T: layout view of struct slot_table, slots split by line" "screen differs"; fi
+    tui_quit
+    tui_stop
+  else
+    nok "$T: layout view" "harness step failed"; tui_screen | sed 's/^/#   /'; tui_stop
+  fi
+fi
