@@ -2,7 +2,8 @@
  * types unit tests): a global array of a line-aligned struct with an
  * embedded struct, an anonymous union and an anonymous struct, an int[4]
  * member that straddles the first cache line boundary, and a member that
- * starts the third line exactly; a heap array of the same struct. Built
+ * starts the third line exactly; a heap array and a stack array of the
+ * same struct. Built
  * with -g -O2 at test time. Run, it prints where its objects and one
  * function live, so that tests can build sessions with real addresses. */
 #include <stdint.h>
@@ -72,6 +73,16 @@ __attribute__((noinline)) void heap_bump(struct slot_table *t)
 	t->counter++;
 }
 
+/* A stack array of the struct: the stack variable's element is the object. */
+__attribute__((noinline)) long arr_on_stack(long v)
+{
+	volatile struct slot_table loc[2];
+
+	loc[1].counter = v;
+	loc[0].stats.avg = v * 2;
+	return loc[1].counter + loc[0].stats.avg;
+}
+
 int main(int argc, char **argv)
 {
 	long sum = 0;
@@ -86,6 +97,7 @@ int main(int argc, char **argv)
 		arr_set_fd(i & 15, i);
 		sum += arr_read_hi(i & 15);
 		heap_bump(&heap_table[i & 7]);
+		sum += arr_on_stack(i);
 	}
 	printf("table %p\nheap_table %p\narr_bump %p\nsizeof %zu\n", (void *)table,
 	       (void *)heap_table, (void *)(uintptr_t)arr_bump, sizeof(struct slot_table));

@@ -228,6 +228,28 @@ static void test_array_elements(void)
 	CHECK(types_attribute(db, NULL, 0, rt + 3 * 192 + 64, true, tab + 3 * 192 + 64, &a) == 0);
 	CHECK_STR(a.hit.path, "table[3].slots[2]");
 	CHECK_EQ_U64(a.object, rt + 3 * 192);
+	/* a stack array, through the sampled instruction and the CFA */
+	{
+		struct insn_decoder *dec;
+		int found = 0;
+		CHECK(insn_decoder_new(&dec, INSN_X86_64, NULL) == 0);
+		for (int k = 0; k < 6; k++) {
+			uint64_t pc = types_prog_mem_insn(p, "arr_on_stack", k);
+			if (!pc)
+				break;
+			CHECK(types_attribute(db, dec, pc, 0x7ffd0000, false, 0, &a) == 0);
+			if (a.how != TYPES_HOW_STACK) {
+				printf("# arr_on_stack insn %d: %s (%s)\n", k, a.why, a.insn);
+				continue;
+			}
+			CHECK_STR(types_name(db, a.type, tn, sizeof(tn)), "struct slot_table");
+			CHECK(!strcmp(a.hit.path, "loc[1].counter") || !strcmp(a.hit.path, "loc[0].stats.avg"));
+			CHECK_EQ_U64(a.offset, !strcmp(a.hit.path, "loc[1].counter") ? 72 : 8);
+			found++;
+		}
+		CHECK(found >= 2);
+		insn_decoder_free(dec);
+	}
 	types_free(db);
 }
 
