@@ -418,8 +418,10 @@ void layout_print(const struct layout *l, const struct layout_out *out)
 		     (unsigned long long)r->rmt_hitm, r->cpus.n, r->threads.n, r->sites.n,
 		     r->fs_flag ? "FALSE-SHARING " : "", r->fs_victim ? "victim " : "",
 		     r->fs_flag ? r->evidence : "");
-		/* a member across a boundary: each line's part with its own counts */
-		for (uint32_t k = 0; r->nparts > 1 && k < r->nparts; k++) {
+		/* a touched member across a boundary: each line's part with its own
+		 * counts (an untouched one has only pahole's comment: a 4 KB
+		 * buffer would add 64 rows of zeros) */
+		for (uint32_t k = 0; r->nparts > 1 && (r->loads || r->stores) && k < r->nparts; k++) {
 			const struct layout_part *p = &r->parts[k];
 			snprintf(name, sizeof(name), "%*s%.100s @ line %u", (int)(2 * (r->depth % 8) + 2),
 				 "", r->name, p->line);

@@ -122,8 +122,9 @@ static int ylay_open(struct view *v, struct c2c_error *err)
 		if (layout_boundary_text(&p->l, i, &last_line, t, sizeof(t)))
 			yadd(p, YR_BOUNDARY, -1, t);
 		yadd(p, YR_MEMBER, (long)i, NULL);
-		/* a member across a boundary: one row per line, with that line's counts */
-		for (uint32_t k = 0; r->nparts > 1 && k < r->nparts; k++) {
+		/* a touched member across a boundary: one row per line, with that
+		 * line's counts (as report --layout prints them) */
+		for (uint32_t k = 0; r->nparts > 1 && (r->loads || r->stores) && k < r->nparts; k++) {
 			yadd(p, YR_PART, (long)i, NULL);
 			p->rows[p->n - 1].part = k;
 		}

@@ -207,6 +207,24 @@ static void test_straddling_member(void)
 		CHECK(l.rows[s].fs_victim && p[0].fs_victim && !p[1].fs_victim);
 		layout_fini(&l);
 	}
+	/* untouched, slots is still split (the flags need it) but prints no parts */
+	{
+		struct layout_access acc[NFS];
+		size_t k = 0;
+		static char text[16384];
+		struct layout_out out = { print_line, text };
+		for (size_t i = 0; i < NFS; i++)
+			if (fs_accesses[i].offset != OFF_SLOT2)
+				acc[k++] = fs_accesses[i];
+		CHECK(layout_build(&l, c.db, c.id, 64, NULL) == 0);
+		CHECK(layout_account(&l, acc, k) == 0);
+		CHECK_EQ_U64(l.rows[s].nparts, 2);
+		text[0] = 0;
+		layout_print(&l, &out);
+		CHECK(strstr(text, "slots @ line") == NULL);
+		CHECK(strstr(text, "cacheline 1 boundary (64 bytes) was 8 bytes ago") != NULL);
+		layout_fini(&l);
+	}
 	/* objects 40 bytes into a line move the split: slots is 96..111, one line */
 	{
 		struct layout_access acc[NFS];
