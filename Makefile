@@ -8,7 +8,10 @@ BUILD      ?= build
 CFLAGS     ?= -O2 -g
 SAN        ?=
 
-DEPS_STAMP := build/libperf/lib/pkgconfig/libperf.pc
+# Touched once scripts/deps.sh succeeds: an edit of deps.sh (a new package)
+# reruns it once, not on every make (libperf.pc, written only when libperf
+# is built, used to be the stamp and stayed older than the edited script).
+DEPS_STAMP := build/.deps-stamp
 export PKG_CONFIG_PATH := $(CURDIR)/build/libperf/lib/pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
 
 PKGS := libperf ncursesw sqlite3 libtraceevent libdw libelf libbpf libzstd capstone
@@ -56,6 +59,7 @@ all: deps
 deps: $(DEPS_STAMP)
 $(DEPS_STAMP): scripts/deps.sh
 	./scripts/deps.sh
+	@touch $@
 
 build: $(C2CTUI) $(UNIT_BINS) $(TOOL_BINS) $(WORKLOAD_BINS)
 

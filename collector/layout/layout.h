@@ -37,6 +37,18 @@ struct layout_set {
 	uint32_t n, cap;
 };
 
+/* The bytes of a leaf member on one cache line, with the accesses that fell
+ * there. A member straddling a boundary (`int slots[4]` at bytes 56..71)
+ * has one part per line it covers, each accounted to its own line, as
+ * pahole marks the boundary inside it; any other leaf has one part. */
+struct layout_part {
+	uint64_t offset, size;  /* from the object start */
+	uint32_t line;          /* cache line (from the object start, misalignment included) */
+	uint64_t loads, stores, lcl_hitm, rmt_hitm;
+	struct layout_set writers, readers;
+	bool fs_victim;         /* read on this line while a flagged member is written on it */
+};
+
 struct layout_row {
 	char name[128];       /* member path: "st.hits"; anonymous: "{fd}" */
 	char type[96];        /* "long", "struct stats", "int[4]" */
@@ -57,6 +69,10 @@ struct layout_row {
 	bool fs_flag;
 	bool fs_victim;       /* read-mostly member hurt by a flagged one */
 	char evidence[256];
+	/* leaf rows, filled by layout_account (owned; 0 before): one part per
+	 * cache line the member covers */
+	struct layout_part *parts;
+	uint32_t nparts;
 };
 
 struct layout {
@@ -76,10 +92,19 @@ struct layout {
 int layout_build(struct layout *out, struct types_db *db, uint32_t type, unsigned line_size,
 		 struct c2c_error *err);
 void layout_fini(struct layout *l);
-/* Adds accesses to the per-member statistics (rows containing the access
- * offset, parents included), sets base_misalign from the objects seen, then
- * recomputes line boundaries and the false-sharing flags. */
+/* Sets base_misalign from the objects seen, splits the leaf members at the
+ * cache line boundaries (parts), adds the accesses to the per-member
+ * statistics (rows containing the access offset, parents included, and the
+ * part holding it), then computes the false-sharing flags line by line. */
 int layout_account(struct layout *l, const struct layout_access *a, size_t n);
+/* The pahole comment that precedes row i, if any ("--- cacheline 1 boundary
+ * (64 bytes) ---", with "was 8 bytes ago" when the row starts past the
+ * boundary because the member before it straddles it), following
+ * `pahole -E`: one comment before the first row that starts on a new line.
+ * *last_line holds the line of the previous row (0 before the first).
+ * Returns true and fills buf when a comment is due. */
+bool layout_boundary_text(const struct layout *l, size_t i, uint32_t *last_line, char *buf,
+			  size_t len);
 /* Index of the deepest row containing offset, or -1. */
 long layout_row_at(const struct layout *l, uint64_t offset);
 /* Prints the layout as text (pahole-like, with statistics and flags). */

@@ -15,4 +15,12 @@ static inline int64_t layout_agent(int32_t tid, int32_t cpu)
 	return cpu >= 0 ? -(int64_t)cpu - 2 : -1;
 }
 
+/* layout_parts.c: (re)splits every leaf row at the line boundaries of the
+ * layout's base_misalign (parts owned by the row), finds the part holding
+ * an offset of the row, adds an access to a part. */
+int layout_parts_build(struct layout *l);
+void layout_parts_free(struct layout_row *r);
+struct layout_part *layout_part_at(struct layout_row *r, uint64_t offset);
+int layout_part_account(struct layout_part *p, const struct layout_access *a);
+
 #endif /* C2C_LAYOUT_PRIV_H */

@@ -8,53 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int layout_set_add(struct layout_set *s, int64_t v)
-{
-	uint32_t lo = 0, hi = s->n;
-
-	while (lo < hi) {
-		uint32_t mid = (lo + hi) / 2;
-		if (s->v[mid] < v)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < s->n && s->v[lo] == v)
-		return 0;
-	if (s->n == s->cap) {
-		uint32_t nc = s->cap ? s->cap * 2 : 4;
-		int64_t *nv = realloc(s->v, nc * sizeof(*nv));
-		if (!nv)
-			return -ENOMEM;
-		s->v = nv;
-		s->cap = nc;
-	}
-	memmove(s->v + lo + 1, s->v + lo, (s->n - lo) * sizeof(*s->v));
-	s->v[lo] = v;
-	s->n++;
-	return 1;
-}
-
-bool layout_set_has(const struct layout_set *s, int64_t v)
-{
-	uint32_t lo = 0, hi = s->n;
-
-	while (lo < hi) {
-		uint32_t mid = (lo + hi) / 2;
-		if (s->v[mid] < v)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < s->n && s->v[lo] == v;
-}
-
-void layout_set_free(struct layout_set *s)
-{
-	free(s->v);
-	memset(s, 0, sizeof(*s));
-}
-
 struct build_ctx {
 	struct layout *l;
 	size_t cap;
@@ -218,6 +171,7 @@ void layout_fini(struct layout *l)
 		layout_set_free(&r->sites);
 		layout_set_free(&r->writers);
 		layout_set_free(&r->readers);
+		layout_parts_free(r);
 	}
 	free(l->rows);
 	memset(l, 0, sizeof(*l));
@@ -270,46 +224,69 @@ static bool other_agent(const struct layout_set *who, const struct layout_set *w
 	return who->n > 1 || writers->n > 1 || who->v[0] != writers->v[0];
 }
 
+/* Whether some agent other than the writers of part w touches part q. */
+static bool part_hurt(const struct layout_part *w, const struct layout_part *q)
+{
+	struct layout_set acc = { 0 };
+	bool hurt;
+
+	if (!w->writers.n || (!q->loads && !q->stores))
+		return false;
+	for (uint32_t j = 0; j < q->readers.n; j++)
+		layout_set_add(&acc, q->readers.v[j]);
+	for (uint32_t j = 0; j < q->writers.n; j++)
+		layout_set_add(&acc, q->writers.v[j]);
+	hurt = other_agent(&acc, &w->writers);
+	layout_set_free(&acc);
+	return hurt;
+}
+
+/* Judged line by line: a write-hot member's part on a line hurts the parts
+ * of other members on that same line that another agent touches. A
+ * member straddling a boundary is a victim only through the part on the
+ * written line. */
 static void compute_flags(struct layout *l)
 {
-	uint64_t ls = l->line_size, mis = l->base_misalign, max_st = 0;
+	uint64_t max_st = 0;
 
 	for (size_t i = 0; i < l->nrows; i++) {
 		l->rows[i].fs_flag = l->rows[i].fs_victim = false;
 		l->rows[i].evidence[0] = 0;
+		for (uint32_t k = 0; k < l->rows[i].nparts; k++)
+			l->rows[i].parts[k].fs_victim = false;
 		if (l->rows[i].leaf && l->rows[i].stores > max_st)
 			max_st = l->rows[i].stores;
 	}
 	for (size_t i = 0; i < l->nrows; i++) {
 		struct layout_row *r = &l->rows[i];
-		uint64_t r0 = (mis + r->offset) / ls, r1 = (mis + r->offset + r->size - 1) / ls;
 		char victims[160] = "";
 		size_t vn = 0;
 		uint64_t vloads = 0;
+		uint32_t first_line = UINT32_MAX;
 
 		/* "written often": at least 5% of the hottest member's stores */
 		if (!r->leaf || !r->stores || !r->writers.n || r->stores * 20 < max_st)
 			continue;
 		for (size_t k = 0; k < l->nrows; k++) {
 			struct layout_row *q = &l->rows[k];
-			uint64_t q0 = (mis + q->offset) / ls, q1 = (mis + q->offset + q->size - 1) / ls;
-			struct layout_set acc = { 0 };
-			bool hurt;
-			if (k == i || !q->leaf || rows_overlap(r, q) || q1 < r0 || q0 > r1)
+			bool hit = false;
+			if (k == i || !q->leaf || rows_overlap(r, q))
 				continue;
-			if (!q->loads && !q->stores)
-				continue;
-			/* the accessors of q: readers and writers */
-			for (uint32_t j = 0; j < q->readers.n; j++)
-				layout_set_add(&acc, q->readers.v[j]);
-			for (uint32_t j = 0; j < q->writers.n; j++)
-				layout_set_add(&acc, q->writers.v[j]);
-			hurt = other_agent(&acc, &r->writers);
-			layout_set_free(&acc);
-			if (!hurt)
+			for (uint32_t a = 0; a < r->nparts; a++)
+				for (uint32_t b = 0; b < q->nparts; b++) {
+					struct layout_part *qp = &q->parts[b];
+					if (qp->line != r->parts[a].line || !part_hurt(&r->parts[a], qp))
+						continue;
+					/* r's parts are on distinct lines: each of q's counts once */
+					vloads += qp->loads;
+					qp->fs_victim = true;
+					hit = true;
+					if (r->parts[a].line < first_line)
+						first_line = r->parts[a].line;
+				}
+			if (!hit)
 				continue;
 			q->fs_victim = true;
-			vloads += q->loads;
 			if (vn < 3 && strlen(victims) + strlen(q->name) + 3 < sizeof(victims)) {
 				if (vn)
 					strcat(victims, ", ");
@@ -321,10 +298,10 @@ static void compute_flags(struct layout *l)
 			continue;
 		r->fs_flag = true;
 		snprintf(r->evidence, sizeof(r->evidence),
-			 "%llu stores by %u thr/%u cpu from %u site%s; line %llu shared with %s%s "
+			 "%llu stores by %u thr/%u cpu from %u site%s; line %u shared with %s%s "
 			 "(%llu loads)",
 			 (unsigned long long)r->stores, r->writers.n, r->cpus.n, r->sites.n,
-			 r->sites.n == 1 ? "" : "s", (unsigned long long)r0, victims,
+			 r->sites.n == 1 ? "" : "s", first_line, victims,
 			 vn > 3 ? ", ..." : "", (unsigned long long)vloads);
 	}
 }
@@ -334,32 +311,60 @@ int layout_account(struct layout *l, const struct layout_access *a, size_t n)
 	uint64_t votes[256] = { 0 };
 	uint64_t best = 0;
 
-	for (size_t i = 0; i < n; i++) {
-		bool any = false;
-		if (a[i].offset >= l->size) {
-			l->unmatched += a[i].count;
-			continue;
-		}
-		votes[(a[i].object % l->line_size) & 255] += a[i].count;
-		for (size_t k = 0; k < l->nrows; k++) {
-			struct layout_row *r = &l->rows[k];
-			if (!row_has(r, a[i].offset))
-				continue;
-			if (account_one(r, &a[i]) < 0)
-				return -ENOMEM;
-			any = true;
-		}
-		if (!any)
-			l->unmatched += a[i].count;   /* padding */
-	}
+	/* where objects start in their line decides the boundaries: first */
+	for (size_t i = 0; i < n; i++)
+		if (a[i].offset < l->size)
+			votes[(a[i].object % l->line_size) & 255] += a[i].count;
 	for (unsigned k = 0; k < 256 && k < l->line_size; k++)
 		if (votes[k] > best) {
 			best = votes[k];
 			l->base_misalign = k;
 		}
 	compute_lines(l);
+	if (layout_parts_build(l) < 0)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		bool any = false;
+		if (a[i].offset >= l->size) {
+			l->unmatched += a[i].count;
+			continue;
+		}
+		for (size_t k = 0; k < l->nrows; k++) {
+			struct layout_row *r = &l->rows[k];
+			struct layout_part *p;
+			if (!row_has(r, a[i].offset))
+				continue;
+			if (account_one(r, &a[i]) < 0)
+				return -ENOMEM;
+			if ((p = layout_part_at(r, a[i].offset)) && layout_part_account(p, &a[i]) < 0)
+				return -ENOMEM;
+			any = true;
+		}
+		if (!any)
+			l->unmatched += a[i].count;   /* padding */
+	}
 	compute_flags(l);
 	return 0;
+}
+
+bool layout_boundary_text(const struct layout *l, size_t i, uint32_t *last_line, char *buf,
+			  size_t len)
+{
+	uint64_t ls = l->line_size ? l->line_size : 64, mis = l->base_misalign;
+	uint64_t a = mis + l->rows[i].offset;
+	uint32_t line = (uint32_t)(a / ls);
+	long long at;
+
+	if (line <= *last_line)
+		return false;
+	*last_line = line;
+	at = (long long)(line * ls) - (long long)mis;   /* object offset of the boundary */
+	if (a % ls == 0)
+		snprintf(buf, len, "/* --- cacheline %u boundary (%lld bytes) --- */", line, at);
+	else
+		snprintf(buf, len, "/* --- cacheline %u boundary (%lld bytes) was %llu bytes ago --- */",
+			 line, at, (unsigned long long)(a % ls));
+	return true;
 }
 
 static void emit(const struct layout_out *out, const char *fmt, ...)
@@ -379,7 +384,7 @@ void layout_print(const struct layout *l, const struct layout_out *out)
 {
 	uint64_t ls = l->line_size, mis = l->base_misalign;
 	uint64_t nlines = (mis + l->size + ls - 1) / ls;
-	uint32_t last_line = UINT32_MAX;
+	uint32_t last_line = 0;
 
 	emit(out, "%s {  /* size %llu, align %u, %llu cache line%s, holes %llu bytes%s */",
 	     l->type_name, (unsigned long long)l->size, l->align, (unsigned long long)nlines,
@@ -388,19 +393,16 @@ void layout_print(const struct layout *l, const struct layout_out *out)
 	emit(out, "  %-9s %-5s %-28s %-18s %8s %8s %6s %6s %4s %4s %5s  %s", "offset", "size",
 	     "member", "type", "loads", "stores", "lHITM", "rHITM", "cpus", "thr", "sites",
 	     "flags");
+	if (mis)
+		emit(out, "  /* --- objects start %llu bytes into cacheline 0 --- */",
+		     (unsigned long long)mis);
 	for (size_t i = 0; i < l->nrows; i++) {
 		const struct layout_row *r = &l->rows[i];
-		char off[24], name[200];
-		uint64_t a = mis + r->offset;
-		uint32_t first = (uint32_t)(a / ls);
+		char off[24], name[200], comment[96];
 
-		/* boundaries crossed between the previous row and this one */
-		if (last_line == UINT32_MAX || first > last_line) {
-			if (last_line != UINT32_MAX || mis == 0)
-				emit(out, "  /* --- cache line %u (object offset %lld) --- */", first,
-				     (long long)(first * ls) - (long long)mis);
-			last_line = first;
-		}
+		/* pahole's comment where a new line begins (pahole -E places it) */
+		if (layout_boundary_text(l, i, &last_line, comment, sizeof(comment)))
+			emit(out, "  %s", comment);
 		if (r->bit_size)
 			snprintf(off, sizeof(off), "%llu:%u", (unsigned long long)r->offset,
 				 r->bit_offset);
@@ -416,6 +418,19 @@ void layout_print(const struct layout *l, const struct layout_out *out)
 		     (unsigned long long)r->rmt_hitm, r->cpus.n, r->threads.n, r->sites.n,
 		     r->fs_flag ? "FALSE-SHARING " : "", r->fs_victim ? "victim " : "",
 		     r->fs_flag ? r->evidence : "");
+		/* a touched member across a boundary: each line's part with its own
+		 * counts (an untouched one has only pahole's comment: a 4 KB
+		 * buffer would add 64 rows of zeros) */
+		for (uint32_t k = 0; r->nparts > 1 && (r->loads || r->stores) && k < r->nparts; k++) {
+			const struct layout_part *p = &r->parts[k];
+			snprintf(name, sizeof(name), "%*s%.100s @ line %u", (int)(2 * (r->depth % 8) + 2),
+				 "", r->name, p->line);
+			emit(out, "  %-9llu %-5llu %-28s %-18s %8llu %8llu %6llu %6llu %4s %4s %5s  %s",
+			     (unsigned long long)p->offset, (unsigned long long)p->size, name,
+			     "(part)", (unsigned long long)p->loads, (unsigned long long)p->stores,
+			     (unsigned long long)p->lcl_hitm, (unsigned long long)p->rmt_hitm, "",
+			     "", "", p->fs_victim ? "victim" : "");
+		}
 		if (r->depth == 0 && r->hole_after)
 			emit(out, "  /* XXX %llu byte hole */", (unsigned long long)r->hole_after);
 	}

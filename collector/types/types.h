@@ -163,6 +163,15 @@ struct types_attr {
 	char why[128];          /* how == NONE: why */
 };
 
+/* An object that is an array of structs or unions (a global
+ * `struct x table[16]`, a stack array, arrays of such arrays) is
+ * attributed to the element holding the byte: a->type becomes the element
+ * type (what gets a layout and collects the heat of every element),
+ * a->object the element's start, a->offset the offset in it, and the member
+ * path names the element after the variable: "table[3].stats.avg". Any
+ * other object is left as it is. Returns true when a was changed. */
+bool types_attr_element(struct types_db *db, struct types_attr *a);
+
 struct insn_decoder;
 /* Attributes one sample. pc is the sampled instruction as a file virtual
  * address of db's binary; addr the runtime data address; data_vaddr the

@@ -5,6 +5,7 @@
  * pointer. Each answer says how it was found, or why nothing was. */
 #include "collector/types/insn.h"
 #include "collector/types/types.h"
+#include "collector/base/appendf.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -156,8 +157,71 @@ static bool is_frame_reg(int machine_arch, int reg)
 	return reg == 31 || reg == 29;
 }
 
-int types_attribute(struct types_db *db, struct insn_decoder *dec, uint64_t pc, uint64_t addr,
-		    bool has_data_vaddr, uint64_t data_vaddr, struct types_attr *out)
+/* Whether arrays of id end in a struct or union (descending into an array
+ * of ints would only lose its name). */
+static bool aggregate_elements(struct types_db *db, uint32_t id)
+{
+	for (int d = 0; d < 8; d++) {
+		const struct types_type *t = types_get(db, types_strip(db, id));
+		if (!t)
+			return false;
+		if (t->kind == TYPES_STRUCT || t->kind == TYPES_UNION)
+			return !t->declaration;
+		if (t->kind != TYPES_ARRAY)
+			return false;
+		id = t->ref;
+	}
+	return false;
+}
+
+bool types_attr_element(struct types_db *db, struct types_attr *a)
+{
+	char idx[64] = "";
+	size_t n = 0;
+	uint32_t cur = a->type;
+	uint64_t off = a->offset, obj = a->object;
+	struct types_hit hit;
+
+	if (a->how == TYPES_HOW_NONE || !aggregate_elements(db, cur))
+		return false;
+	for (int d = 0; d < 8; d++) {
+		const struct types_type *t = types_get(db, types_strip(db, cur));
+		const struct types_type *el;
+		uint64_t i;
+
+		if (!t || t->kind != TYPES_ARRAY)
+			break;
+		el = types_get(db, t->ref);
+		if (!el || !el->size)
+			return false;
+		i = off / el->size;
+		/* past the last element of a sized array: not this object */
+		if (t->nelem && i >= t->nelem)
+			return false;
+		off -= i * el->size;
+		obj += i * el->size;
+		n = c2c_appendf(idx, sizeof(idx), n, "[%llu]", (unsigned long long)i);
+		cur = strip_qual(db, t->ref);
+	}
+	if (cur == a->type || types_resolve(db, cur, off, &hit) < 0)
+		return false;
+	{
+		char path[sizeof(hit.path)];
+		snprintf(path, sizeof(path), "%.60s%s%s%.180s", a->var[0] ? a->var : "?", idx,
+			 hit.path[0] && hit.path[0] != '[' ? "." : "", hit.path);
+		memcpy(hit.path, path, sizeof(path));
+	}
+	a->type = cur;
+	a->offset = off;
+	a->object = obj;
+	a->hit = hit;
+	return true;
+}
+
+/* The answer of one sample before arrays of structs are split into their
+ * elements (types_attribute). */
+static int attribute_one(struct types_db *db, struct insn_decoder *dec, uint64_t pc, uint64_t addr,
+			 bool has_data_vaddr, uint64_t data_vaddr, struct types_attr *out)
 {
 	uint8_t code[16];
 	long n;
@@ -255,4 +319,15 @@ int types_attribute(struct types_db *db, struct insn_decoder *dec, uint64_t pc, 
 	snprintf(out->why, sizeof(out->why), "no variable lives in %s at %#llx and no pointer "
 		 "type could be tracked into it", insn_reg_name(dec, m.base), (unsigned long long)pc);
 	return 0;
+}
+
+int types_attribute(struct types_db *db, struct insn_decoder *dec, uint64_t pc, uint64_t addr,
+		    bool has_data_vaddr, uint64_t data_vaddr, struct types_attr *out)
+{
+	int rc = attribute_one(db, dec, pc, addr, has_data_vaddr, data_vaddr, out);
+
+	/* a global or stack array of structs: the element is the object */
+	if (rc == 0 && (out->how == TYPES_HOW_GLOBAL || out->how == TYPES_HOW_STACK))
+		types_attr_element(db, out);
+	return rc;
 }

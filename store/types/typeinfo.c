@@ -412,6 +412,8 @@ static int global_from_dsym(struct bins *b, const char *dso, const char *name, u
 	a->offset = off;
 	a->object = addr - off;
 	snprintf(a->var, sizeof(a->var), "%s", name);
+	/* `struct x table[16]`: the element is the object, its type the layout */
+	types_attr_element(e->db, a);
 	*dbo = e->db;
 	return 0;
 }

@@ -17,81 +17,25 @@
  *   the global: tid 101 increments global_conn.counter (global_bump) 20,
  *   tid 102 reads global_conn.limit 20; tid 105 writes a stack struct
  *   (conn_on_stack) 5. */
-#include <capstone/capstone.h>
-#include <fcntl.h>
-#include <gelf.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "collector/types/types.h"
 #include "tests/gen/perfdata_writer.h"
+#include "tests/gen/prog_probe.h"
 
-static const char *bin_path;
-static Elf *elf;
+static struct prog_probe *probe;
 
 static uint64_t sym_value(const char *name)
 {
-	Elf_Scn *scn = NULL;
-
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
-			continue;
-		d = elf_getdata(scn, NULL);
-		for (size_t i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Sym s;
-			const char *n;
-			if (gelf_getsym(d, (int)i, &s) && (n = elf_strptr(elf, sh.sh_link, s.st_name)) &&
-			    !strcmp(n, name))
-				return s.st_value;
-		}
-	}
-	fprintf(stderr, "conn_perfdata: no symbol %s in %s\n", name, bin_path);
-	exit(1);
+	return prog_probe_sym(probe, name);
 }
 
-/* File address of the nth memory-accessing instruction (not lea) of fn. */
 static uint64_t mem_insn(const char *fn, int nth)
 {
-	uint64_t start = sym_value(fn);
-	Elf_Scn *scn = NULL;
-	csh cs;
-
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
-		exit(1);
-	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		cs_insn *insn;
-		size_t count;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || start < sh.sh_addr ||
-		    start >= sh.sh_addr + sh.sh_size)
-			continue;
-		d = elf_getdata(scn, NULL);
-		count = cs_disasm(cs, (const uint8_t *)d->d_buf + (start - sh.sh_addr), 64, start, 0,
-				  &insn);
-		for (size_t i = 0; i < count; i++) {
-			const cs_x86 *x = &insn[i].detail->x86;
-			if (insn[i].id == X86_INS_LEA)
-				continue;
-			for (int k = 0; k < x->op_count; k++)
-				if (x->operands[k].type == X86_OP_MEM && nth-- == 0) {
-					uint64_t a = insn[i].address;
-					cs_free(insn, count);
-					cs_close(&cs);
-					return a;
-				}
-		}
-		if (count)
-			cs_free(insn, count);
-	}
-	fprintf(stderr, "conn_perfdata: no memory instruction %d in %s\n", nth, fn);
-	exit(1);
+	return prog_probe_mem_insn(probe, fn, nth);
 }
 
 static uint64_t member_offset(struct types_db *db, const char *member)
@@ -114,27 +58,13 @@ struct runtime {
 /* Runs the program once: it prints where its objects and code live. */
 static void run_binary(struct runtime *rt)
 {
-	char cmd[4200], line[256];
-	FILE *p;
+	static const char *const names[] = { "global_conn", "heap_conn", "conn_bump" };
+	uint64_t v[3];
 
-	snprintf(cmd, sizeof(cmd), "'%s'", bin_path);
-	p = popen(cmd, "r");
-	if (!p)
-		exit(1);
-	while (fgets(line, sizeof(line), p)) {
-		unsigned long long v;
-		if (sscanf(line, "global_conn %llx", &v) == 1)
-			rt->global = v;
-		else if (sscanf(line, "heap_conn %llx", &v) == 1)
-			rt->heap = v;
-		else if (sscanf(line, "conn_bump %llx", &v) == 1)
-			rt->bump = v;
-	}
-	pclose(p);
-	if (!rt->global || !rt->heap || !rt->bump) {
-		fprintf(stderr, "conn_perfdata: %s did not print its addresses\n", bin_path);
-		exit(1);
-	}
+	prog_probe_run(probe, names, v, 3);
+	rt->global = v[0];
+	rt->heap = v[1];
+	rt->bump = v[2];
 }
 
 struct ctx {
@@ -177,15 +107,12 @@ int main(int argc, char **argv)
 	bool after = false;
 	double seconds = 1;
 	uint64_t base, stack = 0x7ffd4a3c1e40ULL;
-	int fd;
-	size_t nph;
 	enum pdw_mem_class rd;
 
 	if (argc < 3) {
 		fprintf(stderr, "usage: conn_perfdata BINARY OUT.data [--after] [--seconds N]\n");
 		return 2;
 	}
-	bin_path = argv[1];
 	for (int i = 3; i < argc; i++) {
 		if (!strcmp(argv[i], "--after"))
 			after = true;
@@ -193,13 +120,8 @@ int main(int argc, char **argv)
 			seconds = atof(argv[++i]);
 	}
 	rd = after ? PDW_LD_L1_HIT : PDW_LD_LCL_HITM;
-	elf_version(EV_CURRENT);
-	fd = open(bin_path, O_RDONLY);
-	if (fd < 0 || !(elf = elf_begin(fd, ELF_C_READ, NULL))) {
-		fprintf(stderr, "conn_perfdata: cannot read %s\n", bin_path);
-		return 1;
-	}
-	if (types_open_dwarf(&db, bin_path, NULL, &err) < 0) {
+	probe = prog_probe_open(argv[1]);
+	if (types_open_dwarf(&db, argv[1], NULL, &err) < 0) {
 		fprintf(stderr, "conn_perfdata: %s\n", err.msg);
 		return 1;
 	}
@@ -231,23 +153,7 @@ int main(int argc, char **argv)
 		}
 	}
 	/* the binary's segments, as the kernel maps them */
-	elf_getphdrnum(elf, &nph);
-	for (size_t i = 0; i < nph; i++) {
-		GElf_Phdr ph;
-		struct c2c_mmap m = { .pid = 100, .tid = 100, .cpumode = C2C_MODE_USER,
-				      .filename = bin_path, .flags = 2 /* MAP_PRIVATE */ };
-		uint64_t s0, e0;
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		s0 = ph.p_vaddr & ~0xfffULL;
-		e0 = (ph.p_vaddr + ph.p_memsz + 0xfff) & ~0xfffULL;
-		m.start = base + s0;
-		m.len = e0 - s0;
-		m.pgoff = ph.p_offset & ~0xfffULL;
-		m.prot = ((ph.p_flags & PF_R) ? 1 : 0) | ((ph.p_flags & PF_W) ? 2 : 0) |
-			 ((ph.p_flags & PF_X) ? 4 : 0);
-		pdw_mmap2(c.w, &m, &sid);
-	}
+	prog_probe_mmaps(probe, c.w, 100, base, &sid);
 	{
 		struct c2c_mmap h = { .pid = 100, .tid = 100, .cpumode = C2C_MODE_USER, .prot = 3,
 				      .flags = 2, .start = rt.heap & ~0xfffffULL, .len = 0x200000,
@@ -290,7 +196,6 @@ int main(int argc, char **argv)
 	printf("base %#" PRIx64 "\nheap %#" PRIx64 "\nglobal %#" PRIx64 "\nstack %#" PRIx64 "\n",
 	       base, rt.heap, rt.global, stack);
 	types_free(db);
-	elf_end(elf);
-	close(fd);
+	prog_probe_close(probe);
 	return 0;
 }

@@ -30,6 +30,23 @@ static inline const char *types_prog_build(int after)
 	return paths[after];
 }
 
+/* Another program of tests/types (NAME.c) built the same way, or NULL. */
+static inline const char *types_prog_build_src(const char *name)
+{
+	static char path[512];
+	char cmd[2048];
+	const char *top = getenv("C2C_TOP");
+
+	snprintf(path, sizeof(path), "%s/%s", test_tmpdir(), name);
+	if (access(path, X_OK) == 0)
+		return path;
+	snprintf(cmd, sizeof(cmd), "cc -g -O2 -o '%s' '%s/tests/types/%s.c' 2>/dev/null", path,
+		 top ? top : ".", name);
+	if (system(cmd) != 0)
+		return NULL;
+	return path;
+}
+
 /* st_value and st_size of a symbol from .symtab; 0 when absent. */
 static inline uint64_t types_prog_sym(const char *path, const char *name, uint64_t *size)
 {

@@ -38,11 +38,12 @@ static const struct table_col lay_cols[YC__COUNT] = {
 	[YC_FLAG]   = { "Flag", 6, 0, TAL_LEFT, -1, 0 },
 };
 
-enum yrow_kind { YR_MEMBER, YR_BOUNDARY, YR_HOLE, YR_TEXT };
+enum yrow_kind { YR_MEMBER, YR_PART, YR_BOUNDARY, YR_HOLE, YR_TEXT };
 
 struct yrow {
 	enum yrow_kind kind;
 	long idx;               /* layout row */
+	uint32_t part;          /* YR_PART: the row's part (one cache line of it) */
 	char *text;
 };
 
@@ -66,6 +67,7 @@ static void yadd(struct ylay_priv *p, enum yrow_kind k, long idx, const char *te
 	}
 	p->rows[p->n].kind = k;
 	p->rows[p->n].idx = idx;
+	p->rows[p->n].part = 0;
 	p->rows[p->n].text = text ? strdup(text) : NULL;
 	p->n++;
 }
@@ -93,8 +95,7 @@ static int ylay_open(struct view *v, struct c2c_error *err)
 	const struct view_layout_arg *a = v->q.arg;
 	struct layout_access *acc = NULL;
 	size_t nacc = 0;
-	uint64_t ls, mis;
-	long last_line = -1;
+	uint32_t last_line = 0;
 	struct layout_plan plan;
 	struct layout_whatif w;
 
@@ -104,25 +105,30 @@ static int ylay_open(struct view *v, struct c2c_error *err)
 	if (typeinfo_layout(a->st, a->type, &p->l, &acc, &nacc, err) < 0)
 		return -1;
 	p->have = true;
-	ls = p->l.line_size;
-	mis = p->l.base_misalign;
 	p->max_heat = 1;
+	if (p->l.base_misalign) {
+		char t[96];
+		snprintf(t, sizeof(t), "/* --- objects start %u bytes into cacheline 0 --- */",
+			 p->l.base_misalign);
+		yadd(p, YR_BOUNDARY, -1, t);
+	}
 	for (size_t i = 0; i < p->l.nrows; i++) {
 		const struct layout_row *r = &p->l.rows[i];
-		long line = (long)((mis + r->offset) / ls);
 		uint64_t heat = r->lcl_hitm + r->rmt_hitm + r->stores;
+		char t[96];
 		if (r->leaf && heat > p->max_heat)
 			p->max_heat = heat;
-		if (line > last_line) {
-			char t[96];
-			snprintf(t, sizeof(t), "--- cache line %ld (object offset %lld) ---", line,
-				 (long long)(line * (long)ls) - (long long)mis);
+		/* pahole's comment where a line begins (as report --layout prints it) */
+		if (layout_boundary_text(&p->l, i, &last_line, t, sizeof(t)))
 			yadd(p, YR_BOUNDARY, -1, t);
-			last_line = line;
-		}
 		yadd(p, YR_MEMBER, (long)i, NULL);
+		/* a touched member across a boundary: one row per line, with that
+		 * line's counts (as report --layout prints them) */
+		for (uint32_t k = 0; r->nparts > 1 && (r->loads || r->stores) && k < r->nparts; k++) {
+			yadd(p, YR_PART, (long)i, NULL);
+			p->rows[p->n - 1].part = k;
+		}
 		if (r->depth == 0 && r->hole_after) {
-			char t[64];
 			snprintf(t, sizeof(t), "/* %llu byte hole */", (unsigned long long)r->hole_after);
 			yadd(p, YR_HOLE, -1, t);
 		}
@@ -153,6 +159,38 @@ static void ylay_close(struct view *v)
 	yfree(v->priv);
 }
 
+/* One cache line's part of a member that straddles a boundary. */
+static void ylay_draw_part(struct view *v, int y, const struct layout_row *r,
+			   const struct layout_part *pt, int selected)
+{
+	struct ylay_priv *p = v->priv;
+	struct table_cell cells[YC__COUNT];
+	char b[YC__COUNT][48], name[200];
+	uint64_t heat = pt->lcl_hitm + pt->rmt_hitm + pt->stores;
+
+	memset(cells, 0, sizeof(cells));
+	memset(b, 0, sizeof(b));
+	snprintf(b[YC_OFF], sizeof(b[0]), "%llu", (unsigned long long)pt->offset);
+	snprintf(b[YC_SIZE], sizeof(b[0]), "%llu", (unsigned long long)pt->size);
+	snprintf(name, sizeof(name), "%*s%.100s @ line %u", (int)(2 * (r->depth % 8) + 2), "", r->name,
+		 pt->line);
+	text_count(b[YC_LOADS], sizeof(b[0]), pt->loads, 7);
+	text_count(b[YC_STORES], sizeof(b[0]), pt->stores, 7);
+	text_count(b[YC_LCL], sizeof(b[0]), pt->lcl_hitm, 5);
+	text_count(b[YC_RMT], sizeof(b[0]), pt->rmt_hitm, 5);
+	snprintf(b[YC_FLAG], sizeof(b[0]), "%s", pt->fs_victim ? "victim" : "");
+	for (int i = 0; i < YC__COUNT; i++)
+		cells[i].text = b[i];
+	cells[YC_MEMBER].text = name;
+	cells[YC_HEAT].bar = (double)heat / (double)p->max_heat;
+	if (cells[YC_HEAT].bar > 1)
+		cells[YC_HEAT].bar = 1;
+	cells[YC_HEAT].heat = cells[YC_HEAT].bar;
+	if (pt->fs_victim)
+		cells[YC_FLAG].elem = TH_HEAT2;
+	table_draw_row(&v->table, y, cells, selected);
+}
+
 static void ylay_draw_row(struct view *v, long row, int selected)
 {
 	struct ylay_priv *p = v->priv;
@@ -170,7 +208,7 @@ static void ylay_draw_row(struct view *v, long row, int selected)
 		return;
 	}
 	yr = &p->rows[row];
-	if (yr->kind != YR_MEMBER) {
+	if (yr->kind != YR_MEMBER && yr->kind != YR_PART) {
 		term_blank(y, 0, v->w, selected ? TH_SELECTED : TH_NORMAL);
 		term_text(y, yr->kind == YR_TEXT ? 1 : 8, v->w - 9,
 			  selected ? TH_SELECTED : yr->kind == YR_BOUNDARY ? TH_COLHEAD : TH_NORMAL,
@@ -179,6 +217,10 @@ static void ylay_draw_row(struct view *v, long row, int selected)
 	}
 	r = &p->l.rows[yr->idx];
 	memset(cells, 0, sizeof(cells));
+	if (yr->kind == YR_PART) {
+		ylay_draw_part(v, y, r, &r->parts[yr->part], selected);
+		return;
+	}
 	if (r->bit_size)
 		snprintf(b[YC_OFF], sizeof(b[0]), "%llu:%u", (unsigned long long)r->offset, r->bit_offset);
 	else
@@ -233,7 +275,8 @@ static enum view_result ylay_action(struct view *v, enum action act, struct view
 
 	if (act != ACT_ENTER && act != ACT_MEMBER_SITE)
 		return VIEW_UNHANDLED;
-	if (v->table.cursor >= (long)p->n || p->rows[v->table.cursor].kind != YR_MEMBER)
+	if (v->table.cursor >= (long)p->n ||
+	    (p->rows[v->table.cursor].kind != YR_MEMBER && p->rows[v->table.cursor].kind != YR_PART))
 		return VIEW_HANDLED;
 	r = &p->l.rows[p->rows[v->table.cursor].idx];
 	if (!r->sites.n) {

@@ -125,7 +125,12 @@ static void test_flags_and_print(void)
 	CHECK(strstr(text, "struct conn {") != NULL);
 	CHECK(strstr(text, "FALSE-SHARING") != NULL);
 	CHECK(strstr(text, "/* XXX 2 byte hole */") != NULL);
-	CHECK(strstr(text, "cache line 1 (object offset 64)") != NULL);
+	/* slots (56..71) straddles line 1: pahole says so before config */
+	CHECK(strstr(text, "/* --- cacheline 1 boundary (64 bytes) was 8 bytes ago --- */\n"
+			   "  72 ") != NULL);
+	CHECK(strstr(text, "cache line 1 (") == NULL);
+	/* and each part of slots has its own counts */
+	CHECK(strstr(text, "slots @ line 0") != NULL && strstr(text, "slots @ line 1") != NULL);
 	layout_fini(&l);
 	types_free(c.db);
 }
@@ -149,6 +154,123 @@ static void test_misaligned_objects(void)
 	CHECK(!l.rows[row_named(&l, "limit")].fs_victim);
 	CHECK(l.rows[row_named(&l, "st.hits")].fs_victim);
 	CHECK(l.rows[row_named(&l, "counter")].fs_flag);
+	layout_fini(&l);
+	types_free(c.db);
+}
+
+/* A member across a boundary is split there: slots (56..71) is 56..63 on
+ * line 0 and 64..71 on line 1, and loads of slots[2] (+64) count on line 1
+ * only, so writes of counter on line 0 do not make slots a victim; loads
+ * of slots[1] (+60) do. */
+static void test_straddling_member(void)
+{
+	CONN_OR_SKIP(c, 0);
+	struct layout l;
+	long s;
+	const struct layout_part *p;
+
+	CHECK(layout_build(&l, c.db, c.id, 64, NULL) == 0);
+	CHECK(layout_account(&l, fs_accesses, NFS) == 0);
+	s = row_named(&l, "slots");
+	CHECK(s >= 0 && l.rows[s].leaf);
+	CHECK_EQ_U64(l.rows[s].nparts, 2);
+	p = l.rows[s].parts;
+	CHECK_EQ_U64(p[0].offset, 56);
+	CHECK_EQ_U64(p[0].size, 8);
+	CHECK_EQ_U64(p[0].line, 0);
+	CHECK_EQ_U64(p[1].offset, 64);
+	CHECK_EQ_U64(p[1].size, 8);
+	CHECK_EQ_U64(p[1].line, 1);
+	CHECK_EQ_U64(p[0].loads, 0);
+	CHECK_EQ_U64(p[1].loads, 100);
+	CHECK_EQ_U64(p[1].lcl_hitm, 15);
+	CHECK_EQ_U64(l.rows[s].loads, 100);   /* the member's total */
+	CHECK(!l.rows[s].fs_victim && !p[0].fs_victim && !p[1].fs_victim);
+	/* parts tile the member; one part for members on one line */
+	CHECK_EQ_U64(l.rows[row_named(&l, "limit")].nparts, 1);
+	CHECK_EQ_U64(l.rows[row_named(&l, "st")].nparts, 0);   /* not a leaf: its members split */
+	CHECK(strstr(l.rows[row_named(&l, "counter")].evidence, "(850 loads)") != NULL);
+	layout_fini(&l);
+
+	/* the same load at +60 (slots[1], line 0): now a victim, on line 0 only */
+	{
+		struct layout_access acc[NFS];
+		memcpy(acc, fs_accesses, sizeof(acc));
+		for (size_t i = 0; i < NFS; i++)
+			if (acc[i].offset == OFF_SLOT2)
+				acc[i].offset = 60;
+		CHECK(layout_build(&l, c.db, c.id, 64, NULL) == 0);
+		CHECK(layout_account(&l, acc, NFS) == 0);
+		p = l.rows[s].parts;
+		CHECK_EQ_U64(p[0].loads, 100);
+		CHECK_EQ_U64(p[1].loads, 0);
+		CHECK(l.rows[s].fs_victim && p[0].fs_victim && !p[1].fs_victim);
+		layout_fini(&l);
+	}
+	/* untouched, slots is still split (the flags need it) but prints no parts */
+	{
+		struct layout_access acc[NFS];
+		size_t k = 0;
+		static char text[16384];
+		struct layout_out out = { print_line, text };
+		for (size_t i = 0; i < NFS; i++)
+			if (fs_accesses[i].offset != OFF_SLOT2)
+				acc[k++] = fs_accesses[i];
+		CHECK(layout_build(&l, c.db, c.id, 64, NULL) == 0);
+		CHECK(layout_account(&l, acc, k) == 0);
+		CHECK_EQ_U64(l.rows[s].nparts, 2);
+		text[0] = 0;
+		layout_print(&l, &out);
+		CHECK(strstr(text, "slots @ line") == NULL);
+		CHECK(strstr(text, "cacheline 1 boundary (64 bytes) was 8 bytes ago") != NULL);
+		layout_fini(&l);
+	}
+	/* objects 40 bytes into a line move the split: slots is 96..111, one line */
+	{
+		struct layout_access acc[NFS];
+		memcpy(acc, fs_accesses, sizeof(acc));
+		for (size_t i = 0; i < NFS; i++)
+			acc[i].object += 40;
+		CHECK(layout_build(&l, c.db, c.id, 64, NULL) == 0);
+		CHECK(layout_account(&l, acc, NFS) == 0);
+		CHECK_EQ_U64(l.rows[s].nparts, 1);
+		CHECK_EQ_U64(l.rows[s].parts[0].line, 1);
+		/* config (72..87) is 112..127: line 1 as well; name (8..15) is 48..55 on line 0 */
+		CHECK_EQ_U64(l.rows[row_named(&l, "name")].parts[0].line, 0);
+		layout_fini(&l);
+	}
+	types_free(c.db);
+}
+
+/* pahole's boundary comments (pahole -E places them): one before the first
+ * row starting on a new line, "was N bytes ago" when it starts past it. */
+static void test_boundary_text(void)
+{
+	CONN_OR_SKIP(c, 0);
+	struct layout l;
+	uint32_t last = 0;
+	char buf[96];
+	int n = 0;
+
+	CHECK(layout_build(&l, c.db, c.id, 64, NULL) == 0);
+	for (size_t i = 0; i < l.nrows; i++)
+		if (layout_boundary_text(&l, i, &last, buf, sizeof(buf))) {
+			CHECK_STR(l.rows[i].name, "config");
+			CHECK_STR(buf, "/* --- cacheline 1 boundary (64 bytes) was 8 bytes ago --- */");
+			n++;
+		}
+	CHECK_EQ_U64(n, 1);
+	/* objects starting 24 bytes into a line: counter (24) starts line 1 exactly */
+	l.base_misalign = 40;
+	last = 0;
+	n = 0;
+	for (size_t i = 0; i < l.nrows; i++)
+		if (layout_boundary_text(&l, i, &last, buf, sizeof(buf))) {
+			CHECK_STR(l.rows[i].name, "counter");
+			CHECK_STR(buf, "/* --- cacheline 1 boundary (24 bytes) --- */");
+			n++;
+		}
+	CHECK_EQ_U64(n, 1);
 	layout_fini(&l);
 	types_free(c.db);
 }
@@ -354,7 +476,8 @@ static void test_kernel_task_group(void)
 	text[0] = 0;
 	layout_print(&l, &out);
 	CHECK(strstr(text, "struct task_group {") != NULL);
-	CHECK(strstr(text, "/* --- cache line 1 (object offset 64) --- */") != NULL);
+	/* pahole's words, with or without "was N bytes ago" */
+	CHECK(strstr(text, "/* --- cacheline 1 boundary (64 bytes)") != NULL);
 	layout_fini(&l);
 	types_free(db);
 }
@@ -433,6 +556,8 @@ TEST_MAIN(
 	TEST_CASE(test_rows_and_holes),
 	TEST_CASE(test_flags_and_print),
 	TEST_CASE(test_misaligned_objects),
+	TEST_CASE(test_straddling_member),
+	TEST_CASE(test_boundary_text),
 	TEST_CASE(test_verdicts),
 	TEST_CASE(test_propose_and_whatif),
 	TEST_CASE(test_propose_nothing),

@@ -146,6 +146,113 @@ static void test_globals(void)
 	types_free(db);
 }
 
+/* A global array of structs is attributed to the element holding the byte:
+ * the element type, its start, the offset in it, and a path naming the
+ * element after the variable (conn_table: 4 elements of 88 bytes, so the
+ * elements start anywhere in a line). */
+static void test_array_elements(void)
+{
+	OPEN_OR_SKIP(db, 0);
+	const char *p = types_prog_build(0);
+	uint64_t tab = types_prog_sym(p, "conn_table", NULL);
+	uint64_t rt = 0x7f0000002000;   /* conn_table at run time */
+	struct types_attr a;
+	char tn[64];
+	static const struct { uint64_t off; const char *path; uint64_t eoff; } cases[] = {
+		{ 2 * 88 + 0x20, "conn_table[2].st.hits", 0x20 },
+		{ 3 * 88 + 60, "conn_table[3].slots[1]", 60 },    /* an int of an array member */
+		{ 1 * 88 + 48, "conn_table[1].fd", 48 },          /* anonymous union: no component */
+		{ 0 * 88 + 4, "conn_table[0].flags", 4 },         /* bitfield */
+		{ 3 * 88 + 87, "conn_table[3].config[1]", 87 },   /* the last byte */
+	};
+
+	CHECK(tab != 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		CHECK(types_attribute(db, NULL, 0, rt + cases[i].off, true, tab + cases[i].off, &a) == 0);
+		CHECK(a.how == TYPES_HOW_GLOBAL);
+		CHECK_STR(types_name(db, a.type, tn, sizeof(tn)), "struct conn");
+		CHECK_STR(a.hit.path, cases[i].path);
+		CHECK_EQ_U64(a.offset, cases[i].eoff);
+		CHECK_EQ_U64(a.object, rt + cases[i].off - cases[i].eoff);
+		CHECK_STR(a.var, "conn_table");
+	}
+	/* not an array: left alone */
+	CHECK(types_attribute(db, NULL, 0, 0x7f0000001018, true,
+			      types_prog_sym(p, "global_conn", NULL) + 0x18, &a) == 0);
+	CHECK(!types_attr_element(db, &a));
+	CHECK_STR(a.hit.path, "counter");
+	/* an array of ints is not split (nothing to lay out in an int) */
+	{
+		uint32_t conn = types_find(db, "conn");
+		const struct types_member *m;
+		size_t n = types_members(db, conn, &m);
+		memset(&a, 0, sizeof(a));
+		for (size_t i = 0; i < n; i++)
+			if (m[i].name && !strcmp(m[i].name, "slots"))
+				a.type = m[i].type;
+		a.how = TYPES_HOW_GLOBAL;
+		a.offset = 8;
+		snprintf(a.var, sizeof(a.var), "ints");
+		CHECK(a.type && !types_attr_element(db, &a));
+	}
+	/* past the last element: not this object; no variable name: "?" */
+	{
+		uint32_t arr;
+		uint64_t start;
+		CHECK(types_var_by_name(db, "conn_table", &arr, &start) == 0);
+		memset(&a, 0, sizeof(a));
+		a.how = TYPES_HOW_GLOBAL;
+		a.type = arr;
+		a.offset = 4 * 88;
+		CHECK(!types_attr_element(db, &a));
+		a.offset = 88;
+		CHECK(types_attr_element(db, &a));
+		CHECK_STR(a.hit.path, "?[1].id");   /* no variable name known */
+	}
+	types_free(db);
+
+	/* tests/types/arrays.c: a line-aligned element with nested and anonymous members */
+	p = types_prog_build_src("arrays");
+	if (!p || types_open_dwarf(&db, p, NULL, NULL) < 0) {
+		test_skip("cannot build tests/types/arrays.c with cc -g");
+		return;
+	}
+	tab = types_prog_sym(p, "table", NULL);
+	CHECK(tab != 0 && tab % 64 == 0);
+	CHECK(types_attribute(db, NULL, 0, rt + 3 * 192 + 8, true, tab + 3 * 192 + 8, &a) == 0);
+	CHECK_STR(a.hit.path, "table[3].stats.avg");
+	CHECK_STR(types_name(db, a.type, tn, sizeof(tn)), "struct slot_table");
+	CHECK_EQ_U64(a.offset, 8);
+	CHECK(types_attribute(db, NULL, 0, rt + 5 * 192 + 34, true, tab + 5 * 192 + 34, &a) == 0);
+	CHECK_STR(a.hit.path, "table[5].hi");                   /* anonymous struct */
+	CHECK(types_attribute(db, NULL, 0, rt + 3 * 192 + 64, true, tab + 3 * 192 + 64, &a) == 0);
+	CHECK_STR(a.hit.path, "table[3].slots[2]");
+	CHECK_EQ_U64(a.object, rt + 3 * 192);
+	/* a stack array, through the sampled instruction and the CFA */
+	{
+		struct insn_decoder *dec;
+		int found = 0;
+		CHECK(insn_decoder_new(&dec, INSN_X86_64, NULL) == 0);
+		for (int k = 0; k < 6; k++) {
+			uint64_t pc = types_prog_mem_insn(p, "arr_on_stack", k);
+			if (!pc)
+				break;
+			CHECK(types_attribute(db, dec, pc, 0x7ffd0000, false, 0, &a) == 0);
+			if (a.how != TYPES_HOW_STACK) {
+				printf("# arr_on_stack insn %d: %s (%s)\n", k, a.why, a.insn);
+				continue;
+			}
+			CHECK_STR(types_name(db, a.type, tn, sizeof(tn)), "struct slot_table");
+			CHECK(!strcmp(a.hit.path, "loc[1].counter") || !strcmp(a.hit.path, "loc[0].stats.avg"));
+			CHECK_EQ_U64(a.offset, !strcmp(a.hit.path, "loc[1].counter") ? 72 : 8);
+			found++;
+		}
+		CHECK(found >= 2);
+		insn_decoder_free(dec);
+	}
+	types_free(db);
+}
+
 struct heap_case {
 	const char *fn;
 	int nth;
@@ -423,6 +530,55 @@ static void test_separate_debug(void)
 	types_free(db);
 }
 
+/* BTF: the kernel's arrays of structs split into elements the same way
+ * (pglist_data.node_zones is an array of struct zone on every kernel). */
+static void test_btf_array_elements(void)
+{
+	struct types_db *db = NULL;
+	uint32_t pg, zones = 0, zone;
+	const struct types_member *m;
+	size_t n;
+	uint64_t zs, moff = 0;
+	const char *mname = NULL;
+	struct types_attr a;
+	char want[160], tn[64];
+
+	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
+		test_skip("no /sys/kernel/btf/vmlinux");
+		return;
+	}
+	CHECK(types_open_btf(&db, NULL, NULL) == 0);
+	pg = types_find(db, "pglist_data");
+	n = types_members(db, pg, &m);
+	for (size_t i = 0; i < n; i++)
+		if (m[i].name && !strcmp(m[i].name, "node_zones"))
+			zones = m[i].type;
+	CHECK(zones != 0);
+	zone = types_get(db, types_strip(db, zones))->ref;
+	zs = types_get(db, zone)->size;
+	CHECK(zs > 64);
+	n = types_members(db, types_strip(db, zone), &m);
+	for (size_t i = 1; i < n && !mname; i++)
+		if (m[i].name && !m[i].bit_size && types_get(db, types_strip(db, m[i].type))->kind == TYPES_BASE) {
+			mname = m[i].name;
+			moff = m[i].bit_offset / 8;
+		}
+	CHECK(mname != NULL);
+	memset(&a, 0, sizeof(a));
+	a.how = TYPES_HOW_GLOBAL;
+	a.type = zones;
+	a.offset = 2 * zs + moff;
+	a.object = 0xffff888000000000ULL;
+	snprintf(a.var, sizeof(a.var), "node_zones");
+	CHECK(types_attr_element(db, &a));
+	snprintf(want, sizeof(want), "node_zones[2].%s", mname ? mname : "?");
+	CHECK_STR(a.hit.path, want);
+	CHECK_STR(types_name(db, a.type, tn, sizeof(tn)), "struct zone");
+	CHECK_EQ_U64(a.offset, moff);
+	CHECK_EQ_U64(a.object, 0xffff888000000000ULL + 2 * zs);
+	types_free(db);
+}
+
 /* The kernel's BTF: lay out struct task_group by name. */
 static void test_kernel_btf(void)
 {
@@ -496,6 +652,7 @@ TEST_MAIN(
 	TEST_CASE(test_struct_layout_after),
 	TEST_CASE(test_member_paths),
 	TEST_CASE(test_globals),
+	TEST_CASE(test_array_elements),
 	TEST_CASE(test_insn_decode),
 	TEST_CASE(test_heap_insn),
 	TEST_CASE(test_stack_insn),
@@ -506,4 +663,5 @@ TEST_MAIN(
 	TEST_CASE(test_missing_debug),
 	TEST_CASE(test_separate_debug),
 	TEST_CASE(test_kernel_btf),
+	TEST_CASE(test_btf_array_elements),
 )

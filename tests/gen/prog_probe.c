@@ -1,0 +1,157 @@
+/* Symbols, instructions, run and segments of a real test program
+ * (tests/gen/prog_probe.h). */
+#include "tests/gen/prog_probe.h"
+
+#include <capstone/capstone.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct prog_probe {
+	char *path;
+	int fd;
+	Elf *elf;
+};
+
+static void die(const struct prog_probe *p, const char *what)
+{
+	fprintf(stderr, "prog_probe: %s: %s\n", p ? p->path : "?", what);
+	exit(1);
+}
+
+struct prog_probe *prog_probe_open(const char *path)
+{
+	struct prog_probe *p = calloc(1, sizeof(*p));
+
+	if (!p || !(p->path = strdup(path)))
+		die(NULL, "out of memory");
+	elf_version(EV_CURRENT);
+	p->fd = open(path, O_RDONLY);
+	if (p->fd < 0 || !(p->elf = elf_begin(p->fd, ELF_C_READ, NULL)))
+		die(p, "cannot read the ELF file");
+	return p;
+}
+
+void prog_probe_close(struct prog_probe *p)
+{
+	if (!p)
+		return;
+	elf_end(p->elf);
+	close(p->fd);
+	free(p->path);
+	free(p);
+}
+
+uint64_t prog_probe_sym(struct prog_probe *p, const char *name)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(p->elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (size_t i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym s;
+			const char *n;
+			if (gelf_getsym(d, (int)i, &s) && (n = elf_strptr(p->elf, sh.sh_link, s.st_name)) &&
+			    !strcmp(n, name))
+				return s.st_value;
+		}
+	}
+	fprintf(stderr, "prog_probe: no symbol %s in %s\n", name, p->path);
+	exit(1);
+}
+
+uint64_t prog_probe_mem_insn(struct prog_probe *p, const char *fn, int nth)
+{
+	uint64_t start = prog_probe_sym(p, fn);
+	Elf_Scn *scn = NULL;
+	csh cs;
+
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
+		die(p, "capstone");
+	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
+	while ((scn = elf_nextscn(p->elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		cs_insn *insn;
+		size_t count;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || start < sh.sh_addr ||
+		    start >= sh.sh_addr + sh.sh_size)
+			continue;
+		d = elf_getdata(scn, NULL);
+		count = cs_disasm(cs, (const uint8_t *)d->d_buf + (start - sh.sh_addr), 64, start, 0,
+				  &insn);
+		for (size_t i = 0; i < count; i++) {
+			const cs_x86 *x = &insn[i].detail->x86;
+			if (insn[i].id == X86_INS_LEA)
+				continue;
+			for (int k = 0; k < x->op_count; k++)
+				if (x->operands[k].type == X86_OP_MEM && nth-- == 0) {
+					uint64_t a = insn[i].address;
+					cs_free(insn, count);
+					cs_close(&cs);
+					return a;
+				}
+		}
+		if (count)
+			cs_free(insn, count);
+	}
+	fprintf(stderr, "prog_probe: no memory instruction in %s of %s\n", fn, p->path);
+	exit(1);
+}
+
+void prog_probe_run(struct prog_probe *p, const char *const *names, uint64_t *vals, int n)
+{
+	char cmd[4200], line[256];
+	FILE *f;
+
+	memset(vals, 0, (size_t)n * sizeof(*vals));
+	snprintf(cmd, sizeof(cmd), "'%s'", p->path);
+	if (!(f = popen(cmd, "r")))
+		die(p, "cannot run it");
+	while (fgets(line, sizeof(line), f)) {
+		char *sp = strchr(line, ' ');
+		if (!sp)
+			continue;
+		*sp = 0;
+		for (int i = 0; i < n; i++)
+			if (!strcmp(line, names[i]))
+				vals[i] = strtoull(sp + 1, NULL, 16);
+	}
+	pclose(f);
+	for (int i = 0; i < n; i++)
+		if (!vals[i]) {
+			fprintf(stderr, "prog_probe: %s did not print %s\n", p->path, names[i]);
+			exit(1);
+		}
+}
+
+void prog_probe_mmaps(struct prog_probe *p, struct pdw *w, int32_t pid, uint64_t base,
+		      const struct pdw_sid *sid)
+{
+	size_t nph;
+
+	elf_getphdrnum(p->elf, &nph);
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+		struct c2c_mmap m = { .pid = pid, .tid = pid, .cpumode = C2C_MODE_USER,
+				      .filename = p->path, .flags = 2 /* MAP_PRIVATE */ };
+		uint64_t s0, e0;
+		if (!gelf_getphdr(p->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		s0 = ph.p_vaddr & ~0xfffULL;
+		e0 = (ph.p_vaddr + ph.p_memsz + 0xfff) & ~0xfffULL;
+		m.start = base + s0;
+		m.len = e0 - s0;
+		m.pgoff = ph.p_offset & ~0xfffULL;
+		m.prot = ((ph.p_flags & PF_R) ? 1 : 0) | ((ph.p_flags & PF_W) ? 2 : 0) |
+			 ((ph.p_flags & PF_X) ? 4 : 0);
+		pdw_mmap2(w, &m, sid);
+	}
+}
