@@ -1,7 +1,10 @@
 /* The diff of two sessions as text, CSV and JSON (`c2ctui diff` and
  * `report --diff` without a terminal, or with --format): lines matched
- * across the runs, then struct members with their offsets and cache lines
- * in each build, then kernel lock waits by caller and type. */
+ * across the runs (by the members they hold when types are known: split
+ * and merged lines with the members that left or joined), then struct
+ * members with their offsets, cache lines, counts, latency and line
+ * verdicts in each build (moved ones marked), then code by function, then
+ * kernel lock waits by caller and type. */
 #include "tui/report/report_diff.h"
 #include "tui/report/escape.h"
 #include "tui/report/report.h"
@@ -150,6 +153,67 @@ static void text_locks(const struct diff_result *r, FILE *out)
 	}
 }
 
+/* Under a split / merged line: each line of the group with its members,
+ * then the members that left the main line or joined it. */
+static void text_line_detail(const struct diff_line_row *l, FILE *out)
+{
+	for (uint32_t p = 0; p < l->nparts; p++) {
+		const struct diff_line_part *pt = &l->parts[p];
+		fprintf(out, "      %-6s %-24s %6llu HITM (%llu lcl, %llu rmt) %5llu loads %5llu stores"
+			"  %-5s  members: %s\n", pt->after ? "after" : "before", pt->key,
+			(unsigned long long)pt->v.hitm, (unsigned long long)pt->v.lcl_hitm,
+			(unsigned long long)pt->v.rmt_hitm, (unsigned long long)pt->v.loads,
+			(unsigned long long)pt->v.stores, layout_verdict_name(pt->v.verdict),
+			pt->members[0] ? pt->members : "-");
+	}
+	if (l->left[0])
+		fprintf(out, "      left:   %s\n", l->left);
+	if (l->joined[0])
+		fprintf(out, "      joined: %s\n", l->joined);
+}
+
+/* "30/0 -> 0/0": local/remote HITM */
+static void hitm_lr(char *buf, size_t len, const struct diff_vals *b, const struct diff_vals *a)
+{
+	char sb[44], sa[44];
+
+	if (b->present)
+		snprintf(sb, sizeof(sb), "%llu/%llu", (unsigned long long)b->lcl_hitm,
+			 (unsigned long long)b->rmt_hitm);
+	else
+		snprintf(sb, sizeof(sb), "-");
+	if (a->present)
+		snprintf(sa, sizeof(sa), "%llu/%llu", (unsigned long long)a->lcl_hitm,
+			 (unsigned long long)a->rmt_hitm);
+	else
+		snprintf(sa, sizeof(sa), "-");
+	snprintf(buf, len, "%s -> %s", sb, sa);
+}
+
+static void text_funcs(const struct diff_result *r, FILE *out)
+{
+	if (!r->nfuncs)
+		return;
+	fprintf(out, "\nCode by function (the sites of a function added: addresses differ between builds)\n");
+	fprintf(out, "  %-28s %-11s %-9s %-18s %-18s %-18s %-16s %s\n", "Function", "Status", "Sites",
+		"Loads", "Stores", "HITM", "Lcl/Rmt HITM", "Load lat");
+	for (size_t i = 0; i < r->nfuncs; i++) {
+		const struct diff_func_row *f = &r->funcs[i];
+		char si[64], ld[80], st[80], h[80], lr[100], lat[80], sb[24], sa[24];
+
+		val(sb, sizeof(sb), &f->b, f->b.nmerged);
+		val(sa, sizeof(sa), &f->a, f->a.nmerged);
+		snprintf(si, sizeof(si), "%s -> %s", sb, sa);
+		pair(ld, sizeof(ld), &f->b, f->b.loads, &f->a, f->a.loads);
+		pair(st, sizeof(st), &f->b, f->b.stores, &f->a, f->a.stores);
+		pair(h, sizeof(h), &f->b, f->b.hitm, &f->a, f->a.hitm);
+		hitm_lr(lr, sizeof(lr), &f->b, &f->a);
+		fpair(lat, sizeof(lat), &f->b, f->b.lat, &f->a, f->a.lat);
+		fprintf(out, "  %-28s %-11s %-9s %-18s %-18s %-18s %-16s %s\n", f->function,
+			diff_status_name(f->status), si, ld, st, h, lr, lat);
+	}
+}
+
 void report_diff_text(const struct diff_result *r, FILE *out)
 {
 	const char *type = NULL;
@@ -162,14 +226,15 @@ void report_diff_text(const struct diff_result *r, FILE *out)
 		 * run, with nothing to compare; the waits are compared below */
 		fprintf(out, "Cache lines: no memory samples in either session\n");
 	} else {
-		fprintf(out, "Cache lines (matched by data symbol, else type + offset in the object, else address)\n");
-		fprintf(out, "  %-28s %-6s %-11s %-18s %-15s %-17s %-14s %-14s %-17s %s\n", "Key", "Match",
+		fprintf(out, "Cache lines (matched by the members they hold, else data symbol, else type + offset"
+			" in the object, else address)\n");
+		fprintf(out, "  %-28s %-7s %-11s %-18s %-15s %-17s %-14s %-14s %-17s %s\n", "Key", "Match",
 			"Status", "HITM", "HITM/s", "HITM/1k samples", "Loads", "Stores", "Load lat",
 			"Verdict");
 	}
 	for (size_t i = 0; i < r->nlines; i++) {
 		const struct diff_line_row *l = &r->lines[i];
-		char h[80], hs[80], hk[80], ld[80], st[80], lat[80], vd[32];
+		char h[80], hs[80], hk[80], ld[80], st[80], lat[80], vd[32], key[400];
 
 		pair(h, sizeof(h), &l->b, l->b.hitm, &l->a, l->a.hitm);
 		fpair(hs, sizeof(hs), &l->b, l->b.hitm_per_s, &l->a, l->a.hitm_per_s);
@@ -178,19 +243,26 @@ void report_diff_text(const struct diff_result *r, FILE *out)
 		pair(st, sizeof(st), &l->b, l->b.stores, &l->a, l->a.stores);
 		fpair(lat, sizeof(lat), &l->b, l->b.lat, &l->a, l->a.lat);
 		snprintf(vd, sizeof(vd), "%s -> %s", verdict_of(&l->b), verdict_of(&l->a));
-		fprintf(out, "  %-28s %-6s %-11s %-18s %-15s %-17s %-14s %-14s %-17s %s\n", l->key,
+		if (l->key_a[0] && strcmp(l->key, l->key_a))
+			snprintf(key, sizeof(key), "%s -> %s", l->key, l->key_a);
+		else
+			snprintf(key, sizeof(key), "%s", l->key);
+		fprintf(out, "  %-28s %-7s %-11s %-18s %-15s %-17s %-14s %-14s %-17s %s\n", key,
 			l->how, diff_status_name(l->status), h, hs, hk, ld, st, lat, vd);
+		text_line_detail(l, out);
 	}
 	for (size_t i = 0; i < r->nmembers; i++) {
 		const struct diff_member_row *m = &r->members[i];
 		char ob[24], oa[24], lb[16], la[16], h[80], ld[80], st[80], fl[24], name[160];
+		char lr[100], lat[80], vd[32], mv[40];
 
 		if (!type || strcmp(type, m->type)) {
 			type = m->type;
-			fprintf(out, "\nLayout of %s, before | after (members aligned by name)\n", type);
-			fprintf(out, "  %-26s %6s %4s %5s | %6s %4s %5s  %-18s %-16s %-16s %s\n",
+			fprintf(out, "\nLayout of %s, before | after (members aligned by name; moved: on"
+				" another cache line after)\n", type);
+			fprintf(out, "  %-26s %6s %4s %5s | %6s %4s %5s  %-18s %-16s %-16s %-8s %-16s %-15s %-16s %s\n",
 				"Member", "Off", "Size", "Line", "Off", "Size", "Line", "HITM", "Loads",
-				"Stores", "Flag");
+				"Stores", "Flag", "Lcl/Rmt HITM", "Load lat", "Line verdict", "Moved");
 		}
 		snprintf(name, sizeof(name), "%*s%s", (int)(2 * m->depth), "", m->member);
 		if (m->b.present) {
@@ -212,12 +284,19 @@ void report_diff_text(const struct diff_result *r, FILE *out)
 		pair(st, sizeof(st), &m->b, m->b.stores, &m->a, m->a.stores);
 		snprintf(fl, sizeof(fl), "%s -> %s", m->b.present ? (m->fs_b ? "FS" : "ok") : "-",
 			 m->a.present ? (m->fs_a ? "FS" : "ok") : "-");
-		fprintf(out, "  %-26.26s %6s %4llu %5s | %6s %4llu %5s  %-18s %-16s %-16s %s%s\n",
+		hitm_lr(lr, sizeof(lr), &m->b, &m->a);
+		fpair(lat, sizeof(lat), &m->b, m->b.lat, &m->a, m->a.lat);
+		snprintf(vd, sizeof(vd), "%s -> %s", verdict_of(&m->b), verdict_of(&m->a));
+		if (m->moved)
+			snprintf(mv, sizeof(mv), "moved %u -> %u", m->line_b, m->line_a);
+		else
+			snprintf(mv, sizeof(mv), "%s", m->status == DIFF_MATCHED ? "" : m->status == DIFF_APPEARED
+							     ? "(new)" : "(gone)");
+		fprintf(out, "  %-26.26s %6s %4llu %5s | %6s %4llu %5s  %-18s %-16s %-16s %-8s %-16s %-15s %-16s %s\n",
 			name, ob, (unsigned long long)(m->b.present ? m->size_b : 0), lb, oa,
-			(unsigned long long)(m->a.present ? m->size_a : 0), la, h, ld, st, fl,
-			m->status == DIFF_MATCHED ? "" : m->status == DIFF_APPEARED ? " (new)"
-											 : " (gone)");
+			(unsigned long long)(m->a.present ? m->size_a : 0), la, h, ld, st, fl, lr, lat, vd, mv);
 	}
+	text_funcs(r, out);
 	text_locks(r, out);
 }
 
