@@ -115,8 +115,8 @@ int typeinfo_query_verdicts(struct store *st, struct typeinfo_verdict_row **rows
 /* Where the session's accesses landed, member by member: one row per
  * (type, object, member path, cache line), for the diff, which matches
  * lines by the members they hold and compares each member's line, counts,
- * latency and verdict across builds. object names a global (its variable)
- * so that two globals of one type stay apart; heap and stack objects are
+ * latency and verdict across builds. object names a global or a stack
+ * variable so that two variables of one type stay apart; heap objects are
  * "" (matched by type: their addresses differ between runs). Sorted by
  * type, object, member, line. */
 struct typeinfo_place_row {

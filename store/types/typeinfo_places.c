@@ -1,6 +1,7 @@
 /* Where the accesses landed, member by member (store/types/typeinfo.h,
  * typeinfo_query_places): the attributed samples grouped by type, object
- * (a global's variable, else ""), member path and cache line. The diff
+ * (a global's or a stack variable's name, else ""), member path and cache
+ * line. The diff
  * (store/diff/diff.c) matches lines by these members and reads each
  * member's latency and line from here. Counts follow typeinfo_layout's
  * rule (loads and stores perf classifies), so a member's numbers here add
@@ -52,13 +53,14 @@ int typeinfo_query_places(struct store *st, struct typeinfo_place_row **rows, si
 	if (!have_attr(st))
 		return 0;
 	/* ordered so that one group's samples come together */
-	if (sqlite3_prepare_v2(st->db, "SELECT a.type_name, CASE WHEN a.how = ?1 THEN COALESCE(a.var, '')"
+	if (sqlite3_prepare_v2(st->db, "SELECT a.type_name, CASE WHEN a.how IN (?1, ?2) THEN COALESCE(a.var, '')"
 			       " ELSE '' END AS obj, COALESCE(a.member, ''), s.addr, s.class_bits, s.weight"
 			       " FROM type_attr a CROSS JOIN main.samples s ON s.id = a.sample_id"
 			       " WHERE a.how > 0 AND a.type_name IS NOT NULL ORDER BY 1, 2, 3, s.addr",
 			       -1, &s, NULL) != SQLITE_OK)
 		return store_sqlerr(st, err, "preparing the members' places query");
 	sqlite3_bind_int(s, 1, TYPES_HOW_GLOBAL);
+	sqlite3_bind_int(s, 2, TYPES_HOW_STACK);
 	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
 		const char *type = (const char *)sqlite3_column_text(s, 0);
 		const char *obj = (const char *)sqlite3_column_text(s, 1);

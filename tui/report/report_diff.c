@@ -342,7 +342,8 @@ void report_diff_csv(const struct diff_result *r, FILE *out)
 		for (char *t = strtok(cols, ","); t; t = strtok(NULL, ","))
 			fprintf(out, ",%s_%s", s ? "after" : "before", t);
 	}
-	fprintf(out, ",off_before,off_after,line_before,line_after,fs_before,fs_after\n");
+	fprintf(out, ",off_before,off_after,line_before,line_after,fs_before,fs_after,moved,key_after,"
+		"members,members_left,members_joined\n");
 	for (size_t i = 0; i < r->nlines; i++) {
 		const struct diff_line_row *l = &r->lines[i];
 		fprintf(out, "line,");
@@ -351,7 +352,31 @@ void report_diff_csv(const struct diff_result *r, FILE *out)
 			verdict_of(&l->a));
 		csv_vals(out, &l->b);
 		csv_vals(out, &l->a);
-		fprintf(out, ",,,,,,\n");
+		fprintf(out, ",,,,,,,,");
+		report_csv_str(out, l->key_a);
+		fputc(',', out);
+		fputc(',', out);
+		report_csv_str(out, l->left);
+		fputc(',', out);
+		report_csv_str(out, l->joined);
+		fputc('\n', out);
+		/* the lines of a split / merge: values on their session's side,
+		 * the group's key in key_after */
+		for (uint32_t p = 0; p < l->nparts; p++) {
+			const struct diff_line_part *pt = &l->parts[p];
+			static const struct diff_vals none;
+			fprintf(out, "line_part,");
+			report_csv_str(out, pt->key);
+			fprintf(out, ",%s,%s,%s,%s", pt->after ? "after" : "before", diff_status_name(l->status),
+				pt->after ? "" : verdict_of(&pt->v), pt->after ? verdict_of(&pt->v) : "");
+			csv_vals(out, pt->after ? &none : &pt->v);
+			csv_vals(out, pt->after ? &pt->v : &none);
+			fprintf(out, ",,,,,,,,");
+			report_csv_str(out, l->key);
+			fputc(',', out);
+			report_csv_str(out, pt->members);
+			fprintf(out, ",,\n");
+		}
 	}
 	for (size_t i = 0; i < r->nmembers; i++) {
 		const struct diff_member_row *m = &r->members[i];
@@ -359,7 +384,8 @@ void report_diff_csv(const struct diff_result *r, FILE *out)
 		snprintf(key, sizeof(key), "%s.%s", m->type, m->member);
 		fprintf(out, "member,");
 		report_csv_str(out, key);
-		fprintf(out, ",name,%s,,", diff_status_name(m->status));
+		fprintf(out, ",name,%s,%s,%s", diff_status_name(m->status), m->b.present ? verdict_of(&m->b) : "",
+			m->a.present ? verdict_of(&m->a) : "");
 		csv_vals(out, &m->b);
 		csv_vals(out, &m->a);
 		if (m->b.present)
@@ -378,8 +404,17 @@ void report_diff_csv(const struct diff_result *r, FILE *out)
 			fprintf(out, ",%u", m->line_a);
 		else
 			fprintf(out, ",");
-		fprintf(out, ",%s,%s\n", m->b.present ? (m->fs_b ? "1" : "0") : "",
-			m->a.present ? (m->fs_a ? "1" : "0") : "");
+		fprintf(out, ",%s,%s,%d,,,,\n", m->b.present ? (m->fs_b ? "1" : "0") : "",
+			m->a.present ? (m->fs_a ? "1" : "0") : "", m->moved ? 1 : 0);
+	}
+	for (size_t i = 0; i < r->nfuncs; i++) {
+		const struct diff_func_row *f = &r->funcs[i];
+		fprintf(out, "function,");
+		report_csv_str(out, f->function);
+		fprintf(out, ",name,%s,,", diff_status_name(f->status));
+		csv_vals(out, &f->b);
+		csv_vals(out, &f->a);
+		fprintf(out, ",,,,,,,,,,,\n");
 	}
 	if (!r->nlocks)
 		return;
@@ -403,7 +438,8 @@ void report_diff_csv(const struct diff_result *r, FILE *out)
 	}
 }
 
-static void json_vals(FILE *out, const struct diff_vals *v)
+/* verdict: lines and members have one (a member: its line's); code does not */
+static void json_vals_v(FILE *out, const struct diff_vals *v, bool verdict)
 {
 	if (!v->present) {
 		fprintf(out, "null");
@@ -411,11 +447,19 @@ static void json_vals(FILE *out, const struct diff_vals *v)
 	}
 	fprintf(out, "{\"records\":%llu,\"loads\":%llu,\"stores\":%llu,\"hitm\":%llu,"
 		"\"lcl_hitm\":%llu,\"rmt_hitm\":%llu,\"hitm_per_s\":%.3f,\"hitm_per_1k_samples\":%.3f,"
-		"\"load_lat\":%.2f,\"verdict\":\"%s\"}",
+		"\"load_lat\":%.2f",
 		(unsigned long long)v->records, (unsigned long long)v->loads,
 		(unsigned long long)v->stores, (unsigned long long)v->hitm,
 		(unsigned long long)v->lcl_hitm, (unsigned long long)v->rmt_hitm, v->hitm_per_s,
-		v->hitm_per_ksample, v->lat, layout_verdict_name(v->verdict));
+		v->hitm_per_ksample, v->lat);
+	if (verdict)
+		fprintf(out, ",\"verdict\":\"%s\"", layout_verdict_name(v->verdict));
+	fputc('}', out);
+}
+
+static void json_vals(FILE *out, const struct diff_vals *v)
+{
+	json_vals_v(out, v, true);
 }
 
 static void json_lock_vals(FILE *out, const struct diff_lock_vals *v)
@@ -455,12 +499,31 @@ void report_diff_json(const struct diff_result *r, FILE *out)
 		const struct diff_line_row *l = &r->lines[i];
 		fprintf(out, "%s{\"key\":", i ? "," : "");
 		report_json_str(out, l->key);
+		fprintf(out, ",\"key_after\":");
+		report_json_str(out, l->key_a[0] ? l->key_a : l->key);
+		fprintf(out, ",\"type\":");
+		report_json_str(out, l->type);
 		fprintf(out, ",\"match\":\"%s\",\"status\":\"%s\",\"before\":", l->how,
 			diff_status_name(l->status));
 		json_vals(out, &l->b);
 		fprintf(out, ",\"after\":");
 		json_vals(out, &l->a);
-		fprintf(out, "}");
+		fprintf(out, ",\"members_left\":");
+		report_json_str(out, l->left);
+		fprintf(out, ",\"members_joined\":");
+		report_json_str(out, l->joined);
+		fprintf(out, ",\"parts\":[");
+		for (uint32_t p = 0; p < l->nparts; p++) {
+			fprintf(out, "%s{\"session\":\"%s\",\"key\":", p ? "," : "",
+				l->parts[p].after ? "after" : "before");
+			report_json_str(out, l->parts[p].key);
+			fprintf(out, ",\"members\":");
+			report_json_str(out, l->parts[p].members);
+			fprintf(out, ",\"values\":");
+			json_vals(out, &l->parts[p].v);
+			fputc('}', out);
+		}
+		fprintf(out, "]}");
 	}
 	fprintf(out, "],\"members\":[");
 	for (size_t i = 0; i < r->nmembers; i++) {
@@ -469,7 +532,8 @@ void report_diff_json(const struct diff_result *r, FILE *out)
 		report_json_str(out, m->type);
 		fprintf(out, ",\"member\":");
 		report_json_str(out, m->member);
-		fprintf(out, ",\"status\":\"%s\"", diff_status_name(m->status));
+		fprintf(out, ",\"status\":\"%s\",\"moved\":%s", diff_status_name(m->status),
+			m->moved ? "true" : "false");
 		if (m->b.present)
 			fprintf(out, ",\"offset_before\":%llu,\"line_before\":%u,\"fs_before\":%s",
 				(unsigned long long)m->off_b, m->line_b, m->fs_b ? "true" : "false");
@@ -480,6 +544,19 @@ void report_diff_json(const struct diff_result *r, FILE *out)
 		json_vals(out, &m->b);
 		fprintf(out, ",\"after\":");
 		json_vals(out, &m->a);
+		fprintf(out, "}");
+	}
+	fprintf(out, "],\"functions\":[");
+	for (size_t i = 0; i < r->nfuncs; i++) {
+		const struct diff_func_row *f = &r->funcs[i];
+		fprintf(out, "%s{\"function\":", i ? "," : "");
+		report_json_str(out, f->function);
+		fprintf(out, ",\"status\":\"%s\",\"sites_before\":%u,\"sites_after\":%u,\"before\":",
+			diff_status_name(f->status), f->b.present ? f->b.nmerged : 0,
+			f->a.present ? f->a.nmerged : 0);
+		json_vals_v(out, &f->b, false);
+		fprintf(out, ",\"after\":");
+		json_vals_v(out, &f->a, false);
 		fprintf(out, "}");
 	}
 	fprintf(out, "],\"locks\":[");
