@@ -502,9 +502,9 @@ static int mgroup_cmp(const void *x, const void *y)
 /* One row for a group of linked lines: the best pair (most members in
  * common, then the same key) is the main one; members that left it or
  * joined it are named, and every line of a split/merge is a part. */
-static void group_row(const struct side *b, const struct side *a, size_t nb, const size_t *lines,
-		      size_t nlines, size_t kb, size_t ka, const struct mgroup *g, size_t ng,
-		      struct diff_line_row *r)
+static int group_row(const struct side *b, const struct side *a, size_t nb, const size_t *lines,
+		     size_t nlines, size_t kb, size_t ka, const struct mgroup *g, size_t ng,
+		     struct diff_line_row *r)
 {
 	size_t cb = 0, ca = 0;
 	struct sum sb = { 0 }, sa = { 0 };
@@ -535,9 +535,11 @@ static void group_row(const struct side *b, const struct side *a, size_t nb, con
 	r->status = cb == 1 && ca == 1 ? DIFF_MATCHED : cb == 1 ? DIFF_SPLIT : ca == 1 ? DIFF_MERGED
 										   : DIFF_REGROUPED;
 	if (r->status != DIFF_MATCHED) {
+		if (!(r->parts = calloc(nlines, sizeof(*r->parts))))
+			return -ENOMEM;
 		/* before's lines first, the main one first on each side */
 		for (int pass = 0; pass < 4; pass++)
-			for (size_t i = 0; i < nlines && r->nparts < DIFF_MAX_PARTS; i++) {
+			for (size_t i = 0; i < nlines; i++) {
 				bool after = lines[i] >= nb;
 				size_t k = after ? lines[i] - nb : lines[i];
 				bool main_line = after ? k == ka : k == kb;
@@ -567,6 +569,7 @@ static void group_row(const struct side *b, const struct side *a, size_t nb, con
 				if (b->pl_k[j] != SIZE_MAX)
 					move_add(r->joined, sizeof(r->joined), m, "<-", b->v[b->pl_k[j]].key);
 	}
+	return 0;
 }
 
 struct lref {
@@ -600,6 +603,7 @@ static int match_by_members(struct side *b, struct side *a, struct diff_result *
 	struct mgroup *g = NULL;
 	struct lpair *pairs = NULL, *best = NULL;
 	struct lref *refs = NULL;
+	size_t *lines = NULL;
 	int rc = -ENOMEM;
 
 	if (!up || member_groups(b, a, &g, &ng) < 0)
@@ -630,7 +634,8 @@ static int match_by_members(struct side *b, struct side *a, struct diff_result *
 	/* the best pair of each group, indexed by root */
 	best = calloc(nl ? nl : 1, sizeof(*best));
 	refs = malloc((nl ? nl : 1) * sizeof(*refs));
-	if (!best || !refs)
+	lines = malloc((nl ? nl : 1) * sizeof(*lines));
+	if (!best || !refs || !lines)
 		goto out;
 	for (size_t i = 0; i < np;) {
 		size_t j = i + 1, root = uf_find(up, pairs[i].b);
@@ -652,15 +657,11 @@ static int match_by_members(struct side *b, struct side *a, struct diff_result *
 	if (nr)
 		qsort(refs, nr, sizeof(*refs), lref_cmp);
 	for (size_t i = 0, gi = 0; i < nr;) {
-		size_t j = i, root = refs[i].root, g0;
-		size_t lines[64], n = 0;
+		size_t j = i, root = refs[i].root, g0, n = 0;
 		struct diff_line_row *r;
 
-		while (j < nr && refs[j].root == root) {
-			if (n < sizeof(lines) / sizeof(lines[0]))
-				lines[n++] = refs[j].line;
-			j++;
-		}
+		while (j < nr && refs[j].root == root)
+			lines[n++] = refs[j++].line;
 		while (gi < ng && g[gi].root < root)
 			gi++;
 		g0 = gi;
@@ -668,7 +669,8 @@ static int match_by_members(struct side *b, struct side *a, struct diff_result *
 			gi++;
 		if (push_row(out, cap, &r) < 0)
 			goto out;
-		group_row(b, a, nb, lines, n, best[root].b, best[root].a, &g[g0], gi - g0, r);
+		if (group_row(b, a, nb, lines, n, best[root].b, best[root].a, &g[g0], gi - g0, r) < 0)
+			goto out;
 		normalize(&r->b, &out->before);
 		normalize(&r->a, &out->after);
 		for (uint32_t p = 0; p < r->nparts; p++)
@@ -682,6 +684,7 @@ out:
 	free(pairs);
 	free(best);
 	free(refs);
+	free(lines);
 	return rc;
 }
 
@@ -1048,6 +1051,8 @@ int diff_sessions(struct store *before, struct store *after, struct diff_result 
 
 void diff_result_fini(struct diff_result *r)
 {
+	for (size_t i = 0; i < r->nlines; i++)
+		free(r->lines[i].parts);
 	free(r->lines);
 	free(r->members);
 	free(r->locks);

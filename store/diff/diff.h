@@ -52,8 +52,6 @@ struct diff_line_part {
 	char members[256];        /* "parent rt_se load_avg" */
 };
 
-#define DIFF_MAX_PARTS 8
-
 struct diff_line_row {
 	char key[192];            /* "global_conn+0x0", "struct conn+0x40", "0x7ffd..."; a
 	                           * group of before lines: their keys, ", " between */
@@ -66,7 +64,8 @@ struct diff_line_row {
 	 * after line, and which joined the main after line from another
 	 * before line ("load_avg -> struct group+0x80") */
 	char left[256], joined[256];
-	struct diff_line_part parts[DIFF_MAX_PARTS];  /* split / merged / regrouped */
+	struct diff_line_part *parts;  /* split / merged / regrouped: every line
+	                                * of the group (owned by the result) */
 	uint32_t nparts;
 };
 

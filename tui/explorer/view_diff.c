@@ -125,7 +125,6 @@ static void diff_draw_row(struct view *v, long row, int selected)
 		/* one line of the group: its own side's numbers, its members */
 		const struct diff_line_part *pt = &l->parts[part];
 		snprintf(key, sizeof(key), "  %s %s", pt->after ? "a" : "b", pt->key);
-		snprintf(b[DC_STATUS], sizeof(b[0]), "%s", pt->members);
 		num(b[pt->after ? DC_HITM_A : DC_HITM_B], sizeof(b[0]), &pt->v, pt->v.hitm);
 		snprintf(b[DC_LD], sizeof(b[0]), pt->after ? ">%llu" : "%llu>", (unsigned long long)pt->v.loads);
 		snprintf(b[DC_ST], sizeof(b[0]), pt->after ? ">%llu" : "%llu>", (unsigned long long)pt->v.stores);
@@ -134,6 +133,7 @@ static void diff_draw_row(struct view *v, long row, int selected)
 		cells[DC_KEY].text = key;
 		for (int i = 1; i < DC__COUNT; i++)
 			cells[i].text = b[i];
+		cells[DC_STATUS].text = pt->members;
 		table_draw_row(&v->table, y, cells, selected);
 		return;
 	}
