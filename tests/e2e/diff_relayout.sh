@@ -5,7 +5,8 @@
 # with parent/rt_se (read by two other threads: local and remote HITM);
 # after (-DRELAYOUT) it sits alone on line 2, and group_account skips the
 # store when nothing changed; struct counters' two lines merge into one
-# after (a regression: reads gets HITM). Recorded by
+# after (a regression: reads gets HITM), in a global and in element 1 of a
+# global array. Recorded by
 # tests/tools/relayout_perfdata at the binaries' real accessing
 # instructions and object addresses, imported by `c2ctui import`.
 # Checks: split / merged / matched lines with the members that left or
@@ -39,8 +40,8 @@ row() {
 
 "$C2CTUI" report --diff before.db after.db >diff.txt 2>err.txt
 check "$T: report --diff exits 0" test $? -eq 0
-has "header before" diff.txt "Before: before.db  180 samples  0.99 s  60 HITM"
-has "header after" diff.txt "After:  after.db  180 samples  1.99 s  20 HITM"
+has "header before" diff.txt "Before: before.db  200 samples  0.99 s  60 HITM"
+has "header after" diff.txt "After:  after.db  200 samples  1.99 s  30 HITM"
 # the cache line section only: no line "disappeared" or "appeared"
 sed -n '/^Cache lines/,/^$/p' diff.txt >lines.txt
 if grep -qE 'disappeared|appeared' lines.txt; then
@@ -54,6 +55,11 @@ row "split: after part holds load_avg" lines.txt "      after  struct group+0x80
 has "load_avg named as leaving" lines.txt "      left:   load_avg -> struct group+0x80"
 row "two lines merged" lines.txt "  stats_ctr+0, stats_ctr+0x40 -> stats_ctr+0 " "members" "merged" "0 -> 20 (+20)" "none -> false"
 has "writes named as joining" lines.txt "      joined: writes <- stats_ctr+0x40"
+# an element of a global array keeps its index: ctr_table[1]'s two lines
+# (before: +0x80, +0xc0) merge into one (after: +0)
+row "array element matched by index" lines.txt "  ctr_table+0x80, ctr_table+0xc0 -> ctr_table+0 " "members" "merged" "0 -> 10 (+10)"
+row "array element: before part" lines.txt "      before ctr_table+0xc0 " "10 stores" "members: [1].writes"
+has "array element: [1].writes joined" lines.txt "      joined: [1].writes <- ctr_table+0xc0"
 row "line 1 matched by members" lines.txt "  struct group+0x40 " "members" "matched" "30 -> 10 (-20)"
 
 sed -n '/^Layout of struct group/,/^$/p' diff.txt >group.txt

@@ -16,7 +16,9 @@
  *   tid 104 loads runtime (read_runtime) 2;
  *   tid 106 increments stats_ctr.writes (counters_write) 4;
  *   tid 105 loads stats_ctr.reads (counters_read) 4: L1 hits before (own
- *     line), local HITM after (the two lines merged).
+ *     line), local HITM after (the two lines merged);
+ *   the same for ctr_table[1] (table_write by tid 106, table_read by 105),
+ *     2 each.
  * Load latency (weight): 300 cycles for a HITM, 30 for an L1 hit. */
 #include <capstone/capstone.h>
 #include <fcntl.h>
@@ -112,7 +114,7 @@ static uint64_t member_offset(struct types_db *db, const char *type, const char 
 }
 
 struct runtime {
-	uint64_t global, heap, fn;
+	uint64_t global, table, heap, fn;
 };
 
 /* Runs the program once: it prints where its objects and code live. */
@@ -129,13 +131,15 @@ static void run_binary(struct runtime *rt)
 		unsigned long long v;
 		if (sscanf(line, "stats_ctr %llx", &v) == 1)
 			rt->global = v;
+		else if (sscanf(line, "ctr_table %llx", &v) == 1)
+			rt->table = v;
 		else if (sscanf(line, "heap_group %llx", &v) == 1)
 			rt->heap = v;
 		else if (sscanf(line, "update_load_avg %llx", &v) == 1)
 			rt->fn = v;
 	}
 	pclose(p);
-	if (!rt->global || !rt->heap || !rt->fn) {
+	if (!rt->global || !rt->table || !rt->heap || !rt->fn) {
 		fprintf(stderr, "relayout_perfdata: %s did not print its addresses\n", bin_path);
 		exit(1);
 	}
@@ -251,8 +255,8 @@ int main(int argc, char **argv)
 	c.ld = pdw_add_attr(c.w, &la);
 	c.st = pdw_add_attr(c.w, &sa);
 	c.t = 1000000000ULL;
-	/* 180 samples spread over the run */
-	c.step = (uint64_t)(seconds * 1e9 / 180);
+	/* 200 samples spread over the run */
+	c.step = (uint64_t)(seconds * 1e9 / 200);
 	side_band(&c, base, rt.heap);
 	{
 		uint64_t o_load = member_offset(db, "group", "load_avg");
@@ -269,6 +273,10 @@ int main(int argc, char **argv)
 		uint64_t ip_runtime = base + mem_insn("read_runtime", false);
 		uint64_t ip_cw = base + mem_insn("counters_write", true);
 		uint64_t ip_cr = base + mem_insn("counters_read", false);
+		uint64_t ip_tw = base + mem_insn("table_write", true);
+		uint64_t ip_tr = base + mem_insn("table_read", false);
+		const struct types_type *ct = types_get(db, types_find(db, "counters"));
+		uint64_t elem1 = rt.table + (ct ? ct->size : 0);
 		enum pdw_mem_class lcl = after ? PDW_LD_L1_HIT : PDW_LD_LCL_HITM;
 		enum pdw_mem_class rmt = after ? PDW_LD_L1_HIT : PDW_LD_RMT_HITM;
 
@@ -287,6 +295,8 @@ int main(int argc, char **argv)
 			sample(&c, 106, 0, ip_cw, rt.global + o_writes, PDW_ST_L1_HIT, 4);
 			sample(&c, 105, 1, ip_cr, rt.global + o_reads,
 			       after ? PDW_LD_LCL_HITM : PDW_LD_L1_HIT, 4);
+			sample(&c, 106, 0, ip_tw, elem1 + o_writes, PDW_ST_L1_HIT, 2);
+			sample(&c, 105, 1, ip_tr, elem1 + o_reads, after ? PDW_LD_LCL_HITM : PDW_LD_L1_HIT, 2);
 			pdw_finished_round(c.w);
 		}
 	}

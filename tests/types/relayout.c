@@ -9,7 +9,8 @@
  *    when nothing changed after ("fewer stores from the same function").
  *  - struct counters (a global): before, writes is aligned to a line of its
  *    own; after, the alignment is dropped and reads/writes share one line
- *    (two lines merged: a regression the diff must show too).
+ *    (two lines merged: a regression the diff must show too). The same in
+ *    a global array, element 1 (ctr_table[1]): matched by element index.
  *
  * Run, it prints the addresses of its objects and of one function, so the
  * test generator (tests/tools/relayout_perfdata.c) can write a recording
@@ -44,6 +45,7 @@ struct counters {
 };
 
 struct counters stats_ctr;
+struct counters ctr_table[2];
 static struct group *heap_group;
 
 /* One function per access, noinline: the pointer stays in the argument
@@ -89,6 +91,18 @@ __attribute__((noinline)) void counters_read(void)
 	sink = stats_ctr.reads;
 }
 
+void table_write(void);
+void table_read(void);
+__attribute__((noinline)) void table_write(void)
+{
+	ctr_table[1].writes++;
+}
+
+__attribute__((noinline)) void table_read(void)
+{
+	sink = ctr_table[1].reads;
+}
+
 int main(int argc, char **argv)
 {
 	long sum = 0;
@@ -106,9 +120,11 @@ int main(int argc, char **argv)
 		sum += read_runtime(heap_group);
 		counters_write();
 		counters_read();
+		table_write();
+		table_read();
 	}
-	printf("stats_ctr %p\nheap_group %p\nupdate_load_avg %p\nsizeof %zu\n",
-	       (void *)&stats_ctr, (void *)heap_group, (void *)(uintptr_t)update_load_avg,
+	printf("stats_ctr %p\nctr_table %p\nheap_group %p\nupdate_load_avg %p\nsizeof %zu\n",
+	       (void *)&stats_ctr, (void *)ctr_table, (void *)heap_group, (void *)(uintptr_t)update_load_avg,
 	       sizeof(struct group));
 	free(heap_group);
 	return sum == 42;
