@@ -625,6 +625,18 @@ struct store_site {
 	struct store_lat lat;
 };
 int store_get_site(struct store *st, int64_t site_id, struct store_site *out, struct c2c_error *err);
+/* Every memory sample's code grouped by function name (sites of one
+ * function added; "" when unresolved), ascending by name: what the diff
+ * compares across builds, where a function's address moves but its name
+ * does not (store/query/query_functions.c). */
+struct store_function_row {
+	char function[128];
+	struct c2c_stats stats;
+	struct store_lat lat;
+	uint32_t nr_sites;
+};
+int store_query_functions(struct store *st, struct store_function_row **rows, size_t *n,
+			  struct c2c_error *err);
 /* The type members a site's samples were attributed to (when the session
  * has a type attribution; none otherwise), most samples first. */
 struct store_site_member_row {

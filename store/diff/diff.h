@@ -1,7 +1,11 @@
-/* Matching two sessions (before / after): cache lines matched by data
- * symbol + offset, else by attributed type + offset in the object, else by
- * address (addresses differ between runs; layouts between builds); members
- * of the types matched by name; kernel lock waits matched by caller and
+/* Matching two sessions (before / after): cache lines matched by the
+ * members they hold (type, global variable and member path: a struct
+ * re-laid-out between the builds moves members between lines, so a before
+ * line can be split over several after lines or several merged into one),
+ * else by data symbol + offset, else by attributed type + offset in the
+ * object, else by address (addresses differ between runs; layouts between
+ * builds); members of the types matched by name, with the line each sits
+ * on and its verdict in each build; code by function; kernel lock waits matched by caller and
  * lock type as perf lock contention prints them (never by lock address: a
  * slab lock has another address in every run). Every value comes with its
  * per-second (and for lines per-1000-samples) normalization so runs of
@@ -19,7 +23,14 @@
 #include "collector/layout/layout.h"
 #include "store/store.h"
 
-enum diff_status { DIFF_MATCHED = 0, DIFF_APPEARED = 1, DIFF_DISAPPEARED = 2 };
+enum diff_status {
+	DIFF_MATCHED = 0,
+	DIFF_APPEARED = 1,
+	DIFF_DISAPPEARED = 2,
+	DIFF_SPLIT = 3,           /* one before line's members went to several after lines */
+	DIFF_MERGED = 4,          /* several before lines' members came to one after line */
+	DIFF_REGROUPED = 5,       /* several to several */
+};
 const char *diff_status_name(enum diff_status s);
 
 /* One side's values of a row. */
@@ -33,11 +44,29 @@ struct diff_vals {
 	enum layout_verdict verdict;
 };
 
+/* One line of a split / merged group, with the members sampled on it. */
+struct diff_line_part {
+	bool after;               /* the after session's line (else before's) */
+	char key[192];
+	struct diff_vals v;
+	char members[256];        /* "parent rt_se load_avg" */
+};
+
 struct diff_line_row {
-	char key[192];            /* "global_conn+0x0", "struct conn+0x40", "0x7ffd..." */
-	char how[8];              /* "symbol", "type", "addr" */
+	char key[192];            /* "global_conn+0x0", "struct conn+0x40", "0x7ffd..."; a
+	                           * group of before lines: their keys, ", " between */
+	char key_a[192];          /* the after line(s) when matched by members ("" else) */
+	char how[8];              /* "members", "symbol", "type", "addr" */
+	char type[128];           /* attributed type of the lines ("" unknown) */
 	enum diff_status status;
-	struct diff_vals b, a;
+	struct diff_vals b, a;    /* sums over the group's lines on each side */
+	/* members matched by: which left the main before line for another
+	 * after line, and which joined the main after line from another
+	 * before line ("load_avg -> struct group+0x80") */
+	char left[256], joined[256];
+	struct diff_line_part *parts;  /* split / merged / regrouped: every line
+	                                * of the group (owned by the result) */
+	uint32_t nparts;
 };
 
 struct diff_member_row {
@@ -49,6 +78,17 @@ struct diff_member_row {
 	uint64_t off_b, off_a, size_b, size_a;
 	uint32_t line_b, line_a;  /* cache line within the object */
 	bool fs_b, fs_a;          /* flagged as false-sharing candidate */
+	bool moved;               /* present in both, on another cache line after */
+	/* b.lat / a.lat: the member's load latency; b.verdict / a.verdict:
+	 * the verdict of the line the member's samples mostly sit on */
+};
+
+/* Code by function (a site's address differs between builds, its
+ * function's name does not): what each function did before -> after. */
+struct diff_func_row {
+	char function[128];       /* "[unknown]" when the site was not resolved */
+	enum diff_status status;
+	struct diff_vals b, a;
 };
 
 /* One side of a lock row: perf lock contention's numbers (store.h
@@ -89,6 +129,8 @@ struct diff_result {
 	size_t nmembers;
 	struct diff_lock_row *locks;      /* by the larger total wait, descending */
 	size_t nlocks;
+	struct diff_func_row *funcs;      /* by the larger HITM, then stores, descending */
+	size_t nfuncs;
 };
 
 int diff_sessions(struct store *before, struct store *after, struct diff_result *out,

@@ -112,4 +112,22 @@ struct typeinfo_verdict_row {
 int typeinfo_query_verdicts(struct store *st, struct typeinfo_verdict_row **rows, size_t *n,
 			    struct c2c_error *err);
 
+/* Where the session's accesses landed, member by member: one row per
+ * (type, object, member path, cache line), for the diff, which matches
+ * lines by the members they hold and compares each member's line, counts,
+ * latency and verdict across builds. object names a global or a stack
+ * variable so that two variables of one type stay apart; heap objects are
+ * "" (matched by type: their addresses differ between runs). Sorted by
+ * type, object, member, line. */
+struct typeinfo_place_row {
+	char type[128];
+	char object[64];
+	char member[192];           /* as attributed: "se.avg.load_avg", "[2].hits" */
+	uint64_t line_addr;         /* the cache line (line-size aligned address) */
+	uint64_t samples, loads, stores, lcl_hitm, rmt_hitm;
+	struct store_lat lat;       /* load latency, as the lines table sums it */
+};
+int typeinfo_query_places(struct store *st, struct typeinfo_place_row **rows, size_t *n,
+			  struct c2c_error *err);
+
 #endif /* C2C_STORE_TYPEINFO_H */

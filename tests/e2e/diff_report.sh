@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# `c2ctui diff` / `report --diff` as text, CSV and JSON, and `report --types
+# `c2ctui diff` / `report --diff` as text, CSV and JSON (lines matched by the
+# members they hold: see also diff_relayout.sh), and `report --types
 # / --layout / --verdicts`, on a before/after pair of real sessions:
 # tests/types/conn.c built twice with -g (before: the write-hot counter in
 # line 0 with the readers; after: counter alone in its own line), recorded
@@ -36,21 +37,29 @@ row() {
 check "diff text exits 0" test $? -eq 0
 has "diff header before" diff.txt "Before: before.db  175 samples  0.99 s  90 HITM"
 has "diff header after" diff.txt "After:  after.db  175 samples  1.99 s  0 HITM"
-row "heap line matched by type, HITM gone" diff.txt "  struct conn+0 " "type" "matched" "70 -> 0 (-70)" "70.4 -> 0.0" "false -> none"
-row "global line matched by symbol" diff.txt "  global_conn+0 " "symbol" "matched" "20 -> 0 (-20)" "false -> none"
-row "counter's new line appeared" diff.txt "  struct conn+0x80 " "appeared" "- -> 55"
-row "slots' old line disappeared" diff.txt "  struct conn+0x40 " "disappeared" "10 -> -"
-row "counter moved to its own line" diff.txt "  counter " "24    8     0 |    128    8     2" "65 -> 65 (+0)" "FS -> ok"
-row "limit lost its HITM" diff.txt "  limit " "16    8     0 |     16    8     0" "80 -> 0 (-80)" "ok -> ok"
-row "nested member aligned by name" diff.txt "    st.hits " "32    8     0 |     24    8     0" "10 -> 0 (-10)"
+# lines are matched by the members they hold: the heap objects' line 0
+# lost counter (to +0x80) and gained slots[2] (from +0x40); the global's
+# line 0 is split (counter went to +0x80)
+sed -n '/^Cache lines/,/^$/p' diff.txt >lines.txt
+sed -n '/^Layout of struct conn/,/^$/p' diff.txt >layout_diff.txt
+row "heap lines regrouped by members, HITM gone" lines.txt "  struct conn+0, struct conn+0x40, struct conn+0x18 -> struct conn+0, struct conn+0x80 " "members" "regrouped" "70 -> 0 (-70)" "70.4 -> 0.0" "false -> none"
+row "global line split by members" lines.txt "  global_conn+0 -> global_conn+0, global_conn+0x80 " "members" "split" "20 -> 0 (-20)" "false -> none"
+row "counter's new line listed" lines.txt "      after  struct conn+0x80 " "55 stores" "members: counter"
+row "slots' old line listed" lines.txt "      before struct conn+0x40 " "10 loads" "members: slots[2]"
+has "counter left line 0" lines.txt "      left:   counter -> struct conn+0x80"
+has "slots joined line 0" lines.txt "      joined: slots[2] <- struct conn+0x40"
+row "counter moved to its own line" layout_diff.txt "  counter " "24    8     0 |    128    8     2" "65 -> 65 (+0)" "FS -> ok" "moved 0 -> 2"
+row "limit lost its HITM" layout_diff.txt "  limit " "16    8     0 |     16    8     0" "80 -> 0 (-80)" "ok -> ok" "80/0 -> 0/0"
+row "nested member aligned by name" layout_diff.txt "    st.hits " "32    8     0 |     24    8     0" "10 -> 0 (-10)"
 
 "$C2CTUI" report --diff before.db after.db >report.txt 2>/dev/null
 if cmp -s diff.txt report.txt; then ok "$T: report --diff prints what diff prints"; else nok "$T: report --diff prints what diff prints" "outputs differ"; diff diff.txt report.txt | head | sed 's/^/#   /'; fi
 
 "$C2CTUI" diff before.db after.db --format csv >diff.csv 2>/dev/null
 has "csv header" diff.csv "section,key,match,status,verdict_before,verdict_after,before_records"
-has "csv heap line" diff.csv 'line,"struct conn+0",type,matched,false,none,120,70,50,70,70,0,70.402,400.000,120.00,80,80,0,0,0,0,0.000,0.000,120.00'
-has "csv member" diff.csv 'member,"struct conn.counter",name,matched,,,65,0,65,0,0,0,0.000,0.000,0.00,65,0,65,0,0,0,0.000,0.000,0.00,24,128,0,2,1,0'
+has "csv heap lines" diff.csv 'line,"struct conn+0, struct conn+0x40, struct conn+0x18",members,regrouped,false,none,135,80,55,70,70,0,70.402,400.000,120.00,135,80,55,0,0,0,0.000,0.000,120.00,,,,,,,,"struct conn+0, struct conn+0x80",,"counter -> struct conn+0x80","slots[2] <- struct conn+0x40"'
+has "csv heap line part" diff.csv 'line_part,"struct conn+0",before,regrouped,false,,120,70,50,70,70,0,70.402,400.000,120.00,'
+has "csv member" diff.csv 'member,"struct conn.counter",name,matched,false,none,65,0,65,0,0,0,0.000,0.000,0.00,65,0,65,0,0,0,0.000,0.000,0.00,24,128,0,2,1,0,1,,,,'
 
 "$C2CTUI" report --diff before.db after.db --format json >diff.json 2>/dev/null
 if python3 - diff.json <<'PY'
@@ -59,8 +68,12 @@ d = json.load(open(sys.argv[1]))
 l = {x["key"]: x for x in d["lines"]}
 m = {x["member"]: x for x in d["members"] if x["type"] == "struct conn"}
 assert d["before"]["hitm"] == 90 and d["after"]["hitm"] == 0
-assert l["struct conn+0"]["before"]["hitm"] == 70 and l["struct conn+0"]["after"]["hitm"] == 0
-assert l["struct conn+0x80"]["status"] == "appeared" and l["struct conn+0x80"]["before"] is None
+h = l["struct conn+0, struct conn+0x40, struct conn+0x18"]
+assert h["status"] == "regrouped" and h["before"]["hitm"] == 70 and h["after"]["hitm"] == 0
+assert h["key_after"] == "struct conn+0, struct conn+0x80"
+assert [p["key"] for p in h["parts"] if p["session"] == "after"] == ["struct conn+0", "struct conn+0x80"]
+assert l["global_conn+0"]["status"] == "split"
+assert m["counter"]["moved"] and not m["limit"]["moved"]
 assert m["counter"]["offset_before"] == 24 and m["counter"]["offset_after"] == 128
 assert m["counter"]["line_after"] == 2 and m["counter"]["fs_before"] and not m["counter"]["fs_after"]
 PY

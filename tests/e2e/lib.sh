@@ -13,6 +13,20 @@ skip() { echo "skip - $1: $2"; }
 # check NAME CMD...: ok when CMD exits 0
 check() { local n=$1; shift; if "$@"; then ok "$n"; else nok "$n" "command failed: $*"; fi; }
 
+# relayout_sessions: in the current folder, builds tests/types/relayout.c
+# twice with -g (before / -DRELAYOUT), records each with relayout_perfdata
+# ($1; the after run twice as long) and imports them into before.db and
+# after.db; non-zero on any failure.
+relayout_sessions() {
+  local gen=$1
+  cc -g -O2 -o relayout_before "$C2C_TOP/tests/types/relayout.c" &&
+    cc -g -O2 -DRELAYOUT -o relayout_after "$C2C_TOP/tests/types/relayout.c" &&
+    "$gen" "$PWD/relayout_before" before.data --seconds 1 >/dev/null &&
+    "$gen" "$PWD/relayout_after" after.data --after --seconds 2 >/dev/null &&
+    "$C2CTUI" import before.data -o before.db >/dev/null 2>&1 &&
+    "$C2CTUI" import after.data -o after.db >/dev/null 2>&1
+}
+
 # conn_sessions: in the current folder, builds tests/types/conn.c twice
 # with -g (before / after layout), records each with conn_perfdata ($1)
 # and imports them into before.db and after.db; non-zero on any failure.

@@ -3,8 +3,8 @@
  * terminal `diff` opens the diff view; otherwise, or with --format, it
  * prints the same tables as text, CSV or JSON (tui/report/report_diff.c),
  * lock waits included (matched by caller and type). Sessions without a type
- * attribution get one first (saved in them), so lines and members can be
- * matched by type. */
+ * attribution get one first (for this run: reading never writes a
+ * session), so lines can be matched by the members they hold. */
 #include "tui/cmd/commands.h"
 
 #include <errno.h>
@@ -32,10 +32,12 @@ static void usage(FILE *out, const char *cmd)
 		"  --debuginfo DIR    where to find separate debug files (build-id layout or NAME.debug)\n"
 		"  --no-attribute     do not attribute samples to types first\n"
 		"  -h, --help         this text\n"
-		"Lines are matched by data symbol + offset, else by type + offset in the object,\n"
-		"else by address; members of each type by name; kernel lock waits by caller and\n"
-		"lock type (as perf lock contention prints them). Values are shown before -> after,\n"
-		"and per second and per 1000 samples so runs of different length compare.\n",
+		"Lines are matched by the struct members they hold (split / merged when a member\n"
+		"changed line), else by data symbol + offset, else by type + offset in the object,\n"
+		"else by address; members of each type by name (moved: on another cache line);\n"
+		"code by function; kernel lock waits by caller and lock type (as perf lock\n"
+		"contention prints them). Values are shown before -> after, and per second and\n"
+		"per 1000 samples so runs of different length compare.\n",
 		cmd);
 }
 

@@ -1,8 +1,9 @@
 /* Diff views: the matched lines of two sessions (before -> after, deltas
- * coloured: better green, worse red), and the layout of a type in both
+ * coloured: better green, worse red; lines matched by their members show
+ * split / merged with the after lines), and the layout of a type in both
  * builds side by side (Enter on a line), members aligned by name, so a
- * member that moved to its own cache line shows its HITM gone. The rows
- * come from store/diff/diff.h, computed once by `c2ctui diff`. */
+ * member that moved to its own cache line is marked and shows its HITM
+ * gone. The rows come from store/diff/diff.h, computed on open. */
 #include "tui/explorer/view.h"
 #include "collector/base/appendf.h"
 #include "tui/term/term.h"
@@ -22,7 +23,7 @@ enum { DC_KEY, DC_STATUS, DC_HITM_B, DC_HITM_A, DC_DELTA, DC_HS_B, DC_HS_A, DC_L
        DC_VERDICT, DC__COUNT };
 static const struct table_col diff_cols[DC__COUNT] = {
 	[DC_KEY]     = { "Line (matched by)", 0, 18, TAL_LEFT, -1, 0 },
-	[DC_STATUS]  = { "Status", 11, 0, TAL_LEFT, -1, 0 },
+	[DC_STATUS]  = { "Status", 14, 0, TAL_LEFT, -1, 0 },
 	[DC_HITM_B]  = { "Hitm b", 7, 0, TAL_RIGHT, -1, 0 },
 	[DC_HITM_A]  = { "Hitm a", 7, 0, TAL_RIGHT, -1, 0 },
 	[DC_DELTA]   = { "Chg", 6, 0, TAL_RIGHT, -1, 0 },
@@ -38,7 +39,26 @@ static const struct table_col diff_cols[DC__COUNT] = {
 struct diff_priv {
 	struct diff_result r;
 	bool have;
+	/* table rows: a matched line, or under a split / merged one each of
+	 * its lines (part >= 0) with the members sampled on it */
+	struct drow {
+		uint32_t line;
+		int32_t part;
+	} *rows;
+	size_t nrows;
 };
+
+/* The line a table row belongs to (NULL past the end). */
+static const struct diff_line_row *row_line(struct view *v, long row, int32_t *part)
+{
+	struct diff_priv *p = v->priv;
+
+	if (row < 0 || row >= (long)p->nrows)
+		return NULL;
+	if (part)
+		*part = p->rows[row].part;
+	return &p->r.lines[p->rows[row].line];
+}
 
 static const struct diff_result *result_of(struct view *v)
 {
@@ -61,8 +81,19 @@ static int diff_open(struct view *v, struct c2c_error *err)
 	if (rc < 0)
 		return rc;
 	p->have = true;
+	free(p->rows);
+	p->nrows = 0;
+	for (size_t i = 0; i < p->r.nlines; i++)
+		p->nrows += 1 + p->r.lines[i].nparts;
+	p->rows = calloc(p->nrows ? p->nrows : 1, sizeof(*p->rows));
+	if (!p->rows)
+		return c2c_error_set(err, -12, "out of memory");
+	p->nrows = 0;
+	for (size_t i = 0; i < p->r.nlines; i++)
+		for (int32_t k = -1; k < (int32_t)p->r.lines[i].nparts; k++)
+			p->rows[p->nrows++] = (struct drow){ (uint32_t)i, k };
 	view_table_layout(v);
-	table_set_rows(&v->table, (long)result_of(v)->nlines);
+	table_set_rows(&v->table, (long)p->nrows);
 	return 0;
 }
 
@@ -76,21 +107,41 @@ static void num(char *buf, size_t len, const struct diff_vals *d, uint64_t x)
 
 static void diff_draw_row(struct view *v, long row, int selected)
 {
-	const struct diff_result *r = result_of(v);
 	int y = v->y + 1 + (int)(row - v->table.top);
 	struct table_cell cells[DC__COUNT];
 	char b[DC__COUNT][48], key[240];
 	const struct diff_line_row *l;
+	int32_t part = -1;
 
 	if (row < v->table.top || row >= v->table.top + v->table.height)
 		return;
-	if (row >= (long)r->nlines) {
+	if (!(l = row_line(v, row, &part))) {
 		term_blank(y, 0, v->w, TH_NORMAL);
 		return;
 	}
-	l = &r->lines[row];
 	memset(cells, 0, sizeof(cells));
-	snprintf(key, sizeof(key), "%s (%s)", l->key, l->how);
+	memset(b, 0, sizeof(b));
+	if (part >= 0) {
+		/* one line of the group: its own side's numbers, its members */
+		const struct diff_line_part *pt = &l->parts[part];
+		snprintf(key, sizeof(key), "  %s %s", pt->after ? "a" : "b", pt->key);
+		num(b[pt->after ? DC_HITM_A : DC_HITM_B], sizeof(b[0]), &pt->v, pt->v.hitm);
+		snprintf(b[DC_LD], sizeof(b[0]), pt->after ? ">%llu" : "%llu>", (unsigned long long)pt->v.loads);
+		snprintf(b[DC_ST], sizeof(b[0]), pt->after ? ">%llu" : "%llu>", (unsigned long long)pt->v.stores);
+		snprintf(b[DC_VERDICT], sizeof(b[0]), pt->after ? ">%s" : "%s>",
+			 layout_verdict_name(pt->v.verdict));
+		cells[DC_KEY].text = key;
+		for (int i = 1; i < DC__COUNT; i++)
+			cells[i].text = b[i];
+		cells[DC_STATUS].text = pt->members;
+		table_draw_row(&v->table, y, cells, selected);
+		return;
+	}
+	/* a split / merged group: its main line; all its lines are the rows below */
+	if (l->nparts)
+		snprintf(key, sizeof(key), "%.*s", (int)strcspn(l->key, ","), l->key);
+	else
+		snprintf(key, sizeof(key), "%s (%s)", l->key, l->how);
 	snprintf(b[DC_STATUS], sizeof(b[0]), "%s", diff_status_name(l->status));
 	num(b[DC_HITM_B], sizeof(b[0]), &l->b, l->b.hitm);
 	num(b[DC_HITM_A], sizeof(b[0]), &l->a, l->a.hitm);
@@ -152,6 +203,10 @@ static int line_type(struct view *v, const struct diff_line_row *l, char *type, 
 	const struct view_diff_arg *a = v->q.arg;
 	uint64_t obj;
 
+	if (l->type[0]) {
+		snprintf(type, len, "%s", l->type);
+		return 0;
+	}
 	if (!strcmp(l->how, "type")) {
 		const char *plus = strrchr(l->key, '+');
 		const char *minus = strrchr(l->key, '-');
@@ -177,16 +232,14 @@ struct layout_arg {
  * list changes it. */
 static enum view_result assign_line(struct view *v, struct view_reply *reply)
 {
-	const struct diff_result *r = result_of(v);
 	const struct view_diff_arg *a = v->q.arg;
 	static struct view_assign_arg arg;
-	const struct diff_line_row *l;
+	const struct diff_line_row *l = row_line(v, v->table.cursor, NULL);
 	char type[128];
 	uint64_t obj;
 
-	if (v->table.cursor >= (long)r->nlines)
+	if (!l)
 		return VIEW_HANDLED;
-	l = &r->lines[v->table.cursor];
 	memset(&arg, 0, sizeof(arg));
 	arg.st = l->b.present ? a->before : a->after;
 	arg.base = l->b.present ? l->b.addr : l->a.addr;
@@ -206,11 +259,11 @@ static enum view_result diff_action(struct view *v, enum action act, struct view
 		return assign_line(v, reply);
 	if (act != ACT_ENTER && act != ACT_DIFF_LAYOUTS)
 		return VIEW_UNHANDLED;
-	if (v->table.cursor >= (long)r->nlines)
+	if (!row_line(v, v->table.cursor, NULL))
 		return VIEW_HANDLED;
 	la.d = *(const struct view_diff_arg *)v->q.arg;
 	la.d.result = r;
-	if (line_type(v, &r->lines[v->table.cursor], la.type, sizeof(la.type)) < 0) {
+	if (line_type(v, row_line(v, v->table.cursor, NULL), la.type, sizeof(la.type)) < 0) {
 		view_reply_message(reply, 1, "no type is known for this line");
 		return VIEW_HANDLED;
 	}
@@ -220,13 +273,15 @@ static enum view_result diff_action(struct view *v, enum action act, struct view
 
 static int diff_search(struct view *v, const char *text, int dir, struct c2c_error *err)
 {
-	const struct diff_result *r = result_of(v);
-	long n = (long)r->nlines;
+	struct diff_priv *p = v->priv;
+	long n = (long)p->nrows;
 
 	(void)err;
 	for (long k = 1; k <= n; k++) {
 		long row = ((v->table.cursor + dir * k) % n + n) % n;
-		if (view_match(text, r->lines[row].key, 0, 0)) {
+		int32_t part = -1;
+		const struct diff_line_row *l = row_line(v, row, &part);
+		if (view_match(text, part >= 0 ? l->parts[part].key : l->key, 0, 0)) {
 			table_goto(&v->table, row);
 			return 1;
 		}
@@ -241,6 +296,9 @@ static void diff_close(struct view *v)
 	if (p->have)
 		diff_result_fini(&p->r);
 	p->have = false;
+	free(p->rows);
+	p->rows = NULL;
+	p->nrows = 0;
 }
 
 const struct view_ops view_diff_ops = {
@@ -258,7 +316,7 @@ const struct view_ops view_diff_ops = {
 /* ---- one type's layout, before | after ---- */
 
 enum { LC_MEMBER, LC_OFF_B, LC_LINE_B, LC_HITM_B, LC_FS_B, LC_SEP, LC_OFF_A, LC_LINE_A, LC_HITM_A,
-       LC_FS_A, LC_ST, LC__COUNT };
+       LC_FS_A, LC_ST, LC_VERDICT, LC_MOVED, LC__COUNT };
 static const struct table_col lay_cols[LC__COUNT] = {
 	[LC_MEMBER] = { "Member", 0, 14, TAL_LEFT, -1, 0 },
 	[LC_OFF_B]  = { "Off b", 6, 0, TAL_RIGHT, -1, 0 },
@@ -271,6 +329,8 @@ static const struct table_col lay_cols[LC__COUNT] = {
 	[LC_HITM_A] = { "Hitm a", 7, 0, TAL_RIGHT, -1, 0 },
 	[LC_FS_A]   = { "", 3, 0, TAL_LEFT, -1, 0 },
 	[LC_ST]     = { "Stores b>a", 11, 0, TAL_RIGHT, -1, 0 },
+	[LC_VERDICT] = { "Line b>a", 11, 0, TAL_LEFT, -1, 0 },
+	[LC_MOVED]  = { "Moved", 9, 0, TAL_LEFT, -1, 0 },
 };
 
 struct lay_priv {
@@ -339,6 +399,16 @@ static void lay_draw_row(struct view *v, long row, int selected)
 	snprintf(b[LC_SEP], sizeof(b[0]), "|");
 	snprintf(b[LC_ST], sizeof(b[0]), "%llu>%llu", (unsigned long long)m->b.stores,
 		 (unsigned long long)m->a.stores);
+	/* the verdict of the line the member's samples sit on, and the mark
+	 * of a member that changed cache line */
+	if (m->b.records || m->a.records)
+		snprintf(b[LC_VERDICT], sizeof(b[0]), "%s>%s",
+			 m->b.present ? layout_verdict_name(m->b.verdict) : "-",
+			 m->a.present ? layout_verdict_name(m->a.verdict) : "-");
+	if (m->moved)
+		snprintf(b[LC_MOVED], sizeof(b[0]), "moved %u>%u", m->line_b, m->line_a);
+	else if (m->status != DIFF_MATCHED)
+		snprintf(b[LC_MOVED], sizeof(b[0]), "%s", m->status == DIFF_APPEARED ? "new" : "gone");
 	cells[LC_MEMBER].text = name;
 	for (int i = 1; i < LC__COUNT; i++)
 		cells[i].text = b[i];
@@ -347,8 +417,10 @@ static void lay_draw_row(struct view *v, long row, int selected)
 	if (m->fs_a)
 		cells[LC_FS_A].elem = TH_HEAT4;
 	/* a member that changed cache line, highlighted on the after side */
-	if (m->b.present && m->a.present && m->line_a != m->line_b)
+	if (m->moved) {
 		cells[LC_LINE_A].elem = TH_HEAT2;
+		cells[LC_MOVED].elem = TH_HEAT2;
+	}
 	if (m->b.hitm && m->a.present && m->a.hitm < m->b.hitm)
 		cells[LC_HITM_A].elem = TH_HEAT1;
 	table_draw_row(&v->table, y, cells, selected);
@@ -364,9 +436,13 @@ static void lay_title(struct view *v, char *buf, size_t size)
 	struct lay_priv *p = v->priv;
 	const struct layout_arg *la = v->q.arg;
 
-	snprintf(buf, size, "Layout of %s: before | after, %zu members aligned by name "
+	size_t moved = 0;
+
+	for (size_t i = 0; i < p->n; i++)
+		moved += p->rows[i]->moved;
+	snprintf(buf, size, "Layout of %s: before | after, %zu members aligned by name, %zu moved "
 		 "(CL: cache line, FS: false-sharing candidate) [Enter: before, Tab: after]",
-		 la->type, p->n);
+		 la->type, p->n, moved);
 }
 
 /* Enter: the before build's layout of the type with its statistics, flags

@@ -1,7 +1,10 @@
 /* The diff of two sessions as text, CSV and JSON (`c2ctui diff` and
  * `report --diff` without a terminal, or with --format): lines matched
- * across the runs, then struct members with their offsets and cache lines
- * in each build, then kernel lock waits by caller and type. */
+ * across the runs (by the members they hold when types are known: split
+ * and merged lines with the members that left or joined), then struct
+ * members with their offsets, cache lines, counts, latency and line
+ * verdicts in each build (moved ones marked), then code by function, then
+ * kernel lock waits by caller and type. */
 #include "tui/report/report_diff.h"
 #include "tui/report/escape.h"
 #include "tui/report/report.h"
@@ -150,6 +153,67 @@ static void text_locks(const struct diff_result *r, FILE *out)
 	}
 }
 
+/* Under a split / merged line: each line of the group with its members,
+ * then the members that left the main line or joined it. */
+static void text_line_detail(const struct diff_line_row *l, FILE *out)
+{
+	for (uint32_t p = 0; p < l->nparts; p++) {
+		const struct diff_line_part *pt = &l->parts[p];
+		fprintf(out, "      %-6s %-24s %6llu HITM (%llu lcl, %llu rmt) %5llu loads %5llu stores"
+			"  %-5s  members: %s\n", pt->after ? "after" : "before", pt->key,
+			(unsigned long long)pt->v.hitm, (unsigned long long)pt->v.lcl_hitm,
+			(unsigned long long)pt->v.rmt_hitm, (unsigned long long)pt->v.loads,
+			(unsigned long long)pt->v.stores, layout_verdict_name(pt->v.verdict),
+			pt->members[0] ? pt->members : "-");
+	}
+	if (l->left[0])
+		fprintf(out, "      left:   %s\n", l->left);
+	if (l->joined[0])
+		fprintf(out, "      joined: %s\n", l->joined);
+}
+
+/* "30/0 -> 0/0": local/remote HITM */
+static void hitm_lr(char *buf, size_t len, const struct diff_vals *b, const struct diff_vals *a)
+{
+	char sb[44], sa[44];
+
+	if (b->present)
+		snprintf(sb, sizeof(sb), "%llu/%llu", (unsigned long long)b->lcl_hitm,
+			 (unsigned long long)b->rmt_hitm);
+	else
+		snprintf(sb, sizeof(sb), "-");
+	if (a->present)
+		snprintf(sa, sizeof(sa), "%llu/%llu", (unsigned long long)a->lcl_hitm,
+			 (unsigned long long)a->rmt_hitm);
+	else
+		snprintf(sa, sizeof(sa), "-");
+	snprintf(buf, len, "%s -> %s", sb, sa);
+}
+
+static void text_funcs(const struct diff_result *r, FILE *out)
+{
+	if (!r->nfuncs)
+		return;
+	fprintf(out, "\nCode by function (the sites of a function added: addresses differ between builds)\n");
+	fprintf(out, "  %-28s %-11s %-9s %-18s %-18s %-18s %-16s %s\n", "Function", "Status", "Sites",
+		"Loads", "Stores", "HITM", "Lcl/Rmt HITM", "Load lat");
+	for (size_t i = 0; i < r->nfuncs; i++) {
+		const struct diff_func_row *f = &r->funcs[i];
+		char si[64], ld[80], st[80], h[80], lr[100], lat[80], sb[24], sa[24];
+
+		val(sb, sizeof(sb), &f->b, f->b.nmerged);
+		val(sa, sizeof(sa), &f->a, f->a.nmerged);
+		snprintf(si, sizeof(si), "%s -> %s", sb, sa);
+		pair(ld, sizeof(ld), &f->b, f->b.loads, &f->a, f->a.loads);
+		pair(st, sizeof(st), &f->b, f->b.stores, &f->a, f->a.stores);
+		pair(h, sizeof(h), &f->b, f->b.hitm, &f->a, f->a.hitm);
+		hitm_lr(lr, sizeof(lr), &f->b, &f->a);
+		fpair(lat, sizeof(lat), &f->b, f->b.lat, &f->a, f->a.lat);
+		fprintf(out, "  %-28s %-11s %-9s %-18s %-18s %-18s %-16s %s\n", f->function,
+			diff_status_name(f->status), si, ld, st, h, lr, lat);
+	}
+}
+
 void report_diff_text(const struct diff_result *r, FILE *out)
 {
 	const char *type = NULL;
@@ -162,14 +226,15 @@ void report_diff_text(const struct diff_result *r, FILE *out)
 		 * run, with nothing to compare; the waits are compared below */
 		fprintf(out, "Cache lines: no memory samples in either session\n");
 	} else {
-		fprintf(out, "Cache lines (matched by data symbol, else type + offset in the object, else address)\n");
-		fprintf(out, "  %-28s %-6s %-11s %-18s %-15s %-17s %-14s %-14s %-17s %s\n", "Key", "Match",
+		fprintf(out, "Cache lines (matched by the members they hold, else data symbol, else type + offset"
+			" in the object, else address)\n");
+		fprintf(out, "  %-28s %-7s %-11s %-18s %-15s %-17s %-14s %-14s %-17s %s\n", "Key", "Match",
 			"Status", "HITM", "HITM/s", "HITM/1k samples", "Loads", "Stores", "Load lat",
 			"Verdict");
 	}
 	for (size_t i = 0; i < r->nlines; i++) {
 		const struct diff_line_row *l = &r->lines[i];
-		char h[80], hs[80], hk[80], ld[80], st[80], lat[80], vd[32];
+		char h[80], hs[80], hk[80], ld[80], st[80], lat[80], vd[32], key[400];
 
 		pair(h, sizeof(h), &l->b, l->b.hitm, &l->a, l->a.hitm);
 		fpair(hs, sizeof(hs), &l->b, l->b.hitm_per_s, &l->a, l->a.hitm_per_s);
@@ -178,19 +243,26 @@ void report_diff_text(const struct diff_result *r, FILE *out)
 		pair(st, sizeof(st), &l->b, l->b.stores, &l->a, l->a.stores);
 		fpair(lat, sizeof(lat), &l->b, l->b.lat, &l->a, l->a.lat);
 		snprintf(vd, sizeof(vd), "%s -> %s", verdict_of(&l->b), verdict_of(&l->a));
-		fprintf(out, "  %-28s %-6s %-11s %-18s %-15s %-17s %-14s %-14s %-17s %s\n", l->key,
+		if (l->key_a[0] && strcmp(l->key, l->key_a))
+			snprintf(key, sizeof(key), "%s -> %s", l->key, l->key_a);
+		else
+			snprintf(key, sizeof(key), "%s", l->key);
+		fprintf(out, "  %-28s %-7s %-11s %-18s %-15s %-17s %-14s %-14s %-17s %s\n", key,
 			l->how, diff_status_name(l->status), h, hs, hk, ld, st, lat, vd);
+		text_line_detail(l, out);
 	}
 	for (size_t i = 0; i < r->nmembers; i++) {
 		const struct diff_member_row *m = &r->members[i];
 		char ob[24], oa[24], lb[16], la[16], h[80], ld[80], st[80], fl[24], name[160];
+		char lr[100], lat[80], vd[32], mv[40];
 
 		if (!type || strcmp(type, m->type)) {
 			type = m->type;
-			fprintf(out, "\nLayout of %s, before | after (members aligned by name)\n", type);
-			fprintf(out, "  %-26s %6s %4s %5s | %6s %4s %5s  %-18s %-16s %-16s %s\n",
+			fprintf(out, "\nLayout of %s, before | after (members aligned by name; moved: on"
+				" another cache line after)\n", type);
+			fprintf(out, "  %-26s %6s %4s %5s | %6s %4s %5s  %-18s %-16s %-16s %-8s %-16s %-15s %-16s %s\n",
 				"Member", "Off", "Size", "Line", "Off", "Size", "Line", "HITM", "Loads",
-				"Stores", "Flag");
+				"Stores", "Flag", "Lcl/Rmt HITM", "Load lat", "Line verdict", "Moved");
 		}
 		snprintf(name, sizeof(name), "%*s%s", (int)(2 * m->depth), "", m->member);
 		if (m->b.present) {
@@ -212,12 +284,19 @@ void report_diff_text(const struct diff_result *r, FILE *out)
 		pair(st, sizeof(st), &m->b, m->b.stores, &m->a, m->a.stores);
 		snprintf(fl, sizeof(fl), "%s -> %s", m->b.present ? (m->fs_b ? "FS" : "ok") : "-",
 			 m->a.present ? (m->fs_a ? "FS" : "ok") : "-");
-		fprintf(out, "  %-26.26s %6s %4llu %5s | %6s %4llu %5s  %-18s %-16s %-16s %s%s\n",
+		hitm_lr(lr, sizeof(lr), &m->b, &m->a);
+		fpair(lat, sizeof(lat), &m->b, m->b.lat, &m->a, m->a.lat);
+		snprintf(vd, sizeof(vd), "%s -> %s", verdict_of(&m->b), verdict_of(&m->a));
+		if (m->moved)
+			snprintf(mv, sizeof(mv), "moved %u -> %u", m->line_b, m->line_a);
+		else
+			snprintf(mv, sizeof(mv), "%s", m->status == DIFF_MATCHED ? "" : m->status == DIFF_APPEARED
+							     ? "(new)" : "(gone)");
+		fprintf(out, "  %-26.26s %6s %4llu %5s | %6s %4llu %5s  %-18s %-16s %-16s %-8s %-16s %-15s %-16s %s\n",
 			name, ob, (unsigned long long)(m->b.present ? m->size_b : 0), lb, oa,
-			(unsigned long long)(m->a.present ? m->size_a : 0), la, h, ld, st, fl,
-			m->status == DIFF_MATCHED ? "" : m->status == DIFF_APPEARED ? " (new)"
-											 : " (gone)");
+			(unsigned long long)(m->a.present ? m->size_a : 0), la, h, ld, st, fl, lr, lat, vd, mv);
 	}
+	text_funcs(r, out);
 	text_locks(r, out);
 }
 
@@ -263,7 +342,8 @@ void report_diff_csv(const struct diff_result *r, FILE *out)
 		for (char *t = strtok(cols, ","); t; t = strtok(NULL, ","))
 			fprintf(out, ",%s_%s", s ? "after" : "before", t);
 	}
-	fprintf(out, ",off_before,off_after,line_before,line_after,fs_before,fs_after\n");
+	fprintf(out, ",off_before,off_after,line_before,line_after,fs_before,fs_after,moved,key_after,"
+		"members,members_left,members_joined\n");
 	for (size_t i = 0; i < r->nlines; i++) {
 		const struct diff_line_row *l = &r->lines[i];
 		fprintf(out, "line,");
@@ -272,7 +352,31 @@ void report_diff_csv(const struct diff_result *r, FILE *out)
 			verdict_of(&l->a));
 		csv_vals(out, &l->b);
 		csv_vals(out, &l->a);
-		fprintf(out, ",,,,,,\n");
+		fprintf(out, ",,,,,,,,");
+		report_csv_str(out, l->key_a);
+		fputc(',', out);
+		fputc(',', out);
+		report_csv_str(out, l->left);
+		fputc(',', out);
+		report_csv_str(out, l->joined);
+		fputc('\n', out);
+		/* the lines of a split / merge: values on their session's side,
+		 * the group's key in key_after */
+		for (uint32_t p = 0; p < l->nparts; p++) {
+			const struct diff_line_part *pt = &l->parts[p];
+			static const struct diff_vals none;
+			fprintf(out, "line_part,");
+			report_csv_str(out, pt->key);
+			fprintf(out, ",%s,%s,%s,%s", pt->after ? "after" : "before", diff_status_name(l->status),
+				pt->after ? "" : verdict_of(&pt->v), pt->after ? verdict_of(&pt->v) : "");
+			csv_vals(out, pt->after ? &none : &pt->v);
+			csv_vals(out, pt->after ? &pt->v : &none);
+			fprintf(out, ",,,,,,,,");
+			report_csv_str(out, l->key);
+			fputc(',', out);
+			report_csv_str(out, pt->members);
+			fprintf(out, ",,\n");
+		}
 	}
 	for (size_t i = 0; i < r->nmembers; i++) {
 		const struct diff_member_row *m = &r->members[i];
@@ -280,7 +384,8 @@ void report_diff_csv(const struct diff_result *r, FILE *out)
 		snprintf(key, sizeof(key), "%s.%s", m->type, m->member);
 		fprintf(out, "member,");
 		report_csv_str(out, key);
-		fprintf(out, ",name,%s,,", diff_status_name(m->status));
+		fprintf(out, ",name,%s,%s,%s", diff_status_name(m->status), m->b.present ? verdict_of(&m->b) : "",
+			m->a.present ? verdict_of(&m->a) : "");
 		csv_vals(out, &m->b);
 		csv_vals(out, &m->a);
 		if (m->b.present)
@@ -299,8 +404,17 @@ void report_diff_csv(const struct diff_result *r, FILE *out)
 			fprintf(out, ",%u", m->line_a);
 		else
 			fprintf(out, ",");
-		fprintf(out, ",%s,%s\n", m->b.present ? (m->fs_b ? "1" : "0") : "",
-			m->a.present ? (m->fs_a ? "1" : "0") : "");
+		fprintf(out, ",%s,%s,%d,,,,\n", m->b.present ? (m->fs_b ? "1" : "0") : "",
+			m->a.present ? (m->fs_a ? "1" : "0") : "", m->moved ? 1 : 0);
+	}
+	for (size_t i = 0; i < r->nfuncs; i++) {
+		const struct diff_func_row *f = &r->funcs[i];
+		fprintf(out, "function,");
+		report_csv_str(out, f->function);
+		fprintf(out, ",name,%s,,", diff_status_name(f->status));
+		csv_vals(out, &f->b);
+		csv_vals(out, &f->a);
+		fprintf(out, ",,,,,,,,,,,\n");
 	}
 	if (!r->nlocks)
 		return;
@@ -324,7 +438,8 @@ void report_diff_csv(const struct diff_result *r, FILE *out)
 	}
 }
 
-static void json_vals(FILE *out, const struct diff_vals *v)
+/* verdict: lines and members have one (a member: its line's); code does not */
+static void json_vals_v(FILE *out, const struct diff_vals *v, bool verdict)
 {
 	if (!v->present) {
 		fprintf(out, "null");
@@ -332,11 +447,19 @@ static void json_vals(FILE *out, const struct diff_vals *v)
 	}
 	fprintf(out, "{\"records\":%llu,\"loads\":%llu,\"stores\":%llu,\"hitm\":%llu,"
 		"\"lcl_hitm\":%llu,\"rmt_hitm\":%llu,\"hitm_per_s\":%.3f,\"hitm_per_1k_samples\":%.3f,"
-		"\"load_lat\":%.2f,\"verdict\":\"%s\"}",
+		"\"load_lat\":%.2f",
 		(unsigned long long)v->records, (unsigned long long)v->loads,
 		(unsigned long long)v->stores, (unsigned long long)v->hitm,
 		(unsigned long long)v->lcl_hitm, (unsigned long long)v->rmt_hitm, v->hitm_per_s,
-		v->hitm_per_ksample, v->lat, layout_verdict_name(v->verdict));
+		v->hitm_per_ksample, v->lat);
+	if (verdict)
+		fprintf(out, ",\"verdict\":\"%s\"", layout_verdict_name(v->verdict));
+	fputc('}', out);
+}
+
+static void json_vals(FILE *out, const struct diff_vals *v)
+{
+	json_vals_v(out, v, true);
 }
 
 static void json_lock_vals(FILE *out, const struct diff_lock_vals *v)
@@ -376,12 +499,31 @@ void report_diff_json(const struct diff_result *r, FILE *out)
 		const struct diff_line_row *l = &r->lines[i];
 		fprintf(out, "%s{\"key\":", i ? "," : "");
 		report_json_str(out, l->key);
+		fprintf(out, ",\"key_after\":");
+		report_json_str(out, l->key_a[0] ? l->key_a : l->key);
+		fprintf(out, ",\"type\":");
+		report_json_str(out, l->type);
 		fprintf(out, ",\"match\":\"%s\",\"status\":\"%s\",\"before\":", l->how,
 			diff_status_name(l->status));
 		json_vals(out, &l->b);
 		fprintf(out, ",\"after\":");
 		json_vals(out, &l->a);
-		fprintf(out, "}");
+		fprintf(out, ",\"members_left\":");
+		report_json_str(out, l->left);
+		fprintf(out, ",\"members_joined\":");
+		report_json_str(out, l->joined);
+		fprintf(out, ",\"parts\":[");
+		for (uint32_t p = 0; p < l->nparts; p++) {
+			fprintf(out, "%s{\"session\":\"%s\",\"key\":", p ? "," : "",
+				l->parts[p].after ? "after" : "before");
+			report_json_str(out, l->parts[p].key);
+			fprintf(out, ",\"members\":");
+			report_json_str(out, l->parts[p].members);
+			fprintf(out, ",\"values\":");
+			json_vals(out, &l->parts[p].v);
+			fputc('}', out);
+		}
+		fprintf(out, "]}");
 	}
 	fprintf(out, "],\"members\":[");
 	for (size_t i = 0; i < r->nmembers; i++) {
@@ -390,7 +532,8 @@ void report_diff_json(const struct diff_result *r, FILE *out)
 		report_json_str(out, m->type);
 		fprintf(out, ",\"member\":");
 		report_json_str(out, m->member);
-		fprintf(out, ",\"status\":\"%s\"", diff_status_name(m->status));
+		fprintf(out, ",\"status\":\"%s\",\"moved\":%s", diff_status_name(m->status),
+			m->moved ? "true" : "false");
 		if (m->b.present)
 			fprintf(out, ",\"offset_before\":%llu,\"line_before\":%u,\"fs_before\":%s",
 				(unsigned long long)m->off_b, m->line_b, m->fs_b ? "true" : "false");
@@ -401,6 +544,19 @@ void report_diff_json(const struct diff_result *r, FILE *out)
 		json_vals(out, &m->b);
 		fprintf(out, ",\"after\":");
 		json_vals(out, &m->a);
+		fprintf(out, "}");
+	}
+	fprintf(out, "],\"functions\":[");
+	for (size_t i = 0; i < r->nfuncs; i++) {
+		const struct diff_func_row *f = &r->funcs[i];
+		fprintf(out, "%s{\"function\":", i ? "," : "");
+		report_json_str(out, f->function);
+		fprintf(out, ",\"status\":\"%s\",\"sites_before\":%u,\"sites_after\":%u,\"before\":",
+			diff_status_name(f->status), f->b.present ? f->b.nmerged : 0,
+			f->a.present ? f->a.nmerged : 0);
+		json_vals_v(out, &f->b, false);
+		fprintf(out, ",\"after\":");
+		json_vals_v(out, &f->a, false);
 		fprintf(out, "}");
 	}
 	fprintf(out, "],\"locks\":[");

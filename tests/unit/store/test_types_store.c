@@ -246,24 +246,36 @@ static void test_diff_sessions(void)
 	CHECK_EQ_U64(r.before.hitm, 90);
 	CHECK_EQ_U64(r.after.hitm, 0);
 	CHECK(r.after.seconds > 1.9 && r.after.seconds < 2.0);
-	/* the heap line: by type and offset, addresses differ between runs */
-	CHECK((l = line_key(&r, "struct conn+0")) != NULL);
-	CHECK(l->status == DIFF_MATCHED);
-	CHECK_STR(l->how, "type");
+	/* the heap lines, matched by the members they hold (addresses and
+	 * offsets differ between runs): line 0 lost counter to +0x80 and
+	 * gained slots[2] from +0x40; the stack object's counter line joins */
+	CHECK((l = line_key(&r, "struct conn+0, struct conn+0x40, struct conn+0x18")) != NULL);
+	CHECK(l->status == DIFF_REGROUPED);
+	CHECK_STR(l->how, "members");
+	CHECK_STR(l->type, "struct conn");
+	CHECK_STR(l->key_a, "struct conn+0, struct conn+0x80");
 	CHECK(l->b.addr == b.heap && l->a.addr == a.heap);
 	CHECK_EQ_U64(l->b.hitm, 70);
 	CHECK_EQ_U64(l->a.hitm, 0);
 	CHECK(l->b.verdict == LAYOUT_FALSE && l->a.verdict == LAYOUT_NONE);
 	CHECK(l->b.hitm_per_s > 70.0 && l->b.hitm_per_s < 71.0);
 	CHECK(l->b.hitm_per_ksample == 400.0);
-	/* the global by its symbol */
+	CHECK_STR(l->left, "counter -> struct conn+0x80");
+	CHECK_STR(l->joined, "slots[2] <- struct conn+0x40");
+	CHECK_EQ_U64(l->nparts, 5);
+	/* counter's own line in the after build, as one of the group's lines */
+	CHECK(l->parts[4].after);
+	CHECK_STR(l->parts[4].key, "struct conn+0x80");
+	CHECK_STR(l->parts[4].members, "counter");
+	CHECK_EQ_U64(l->parts[4].v.stores, 55);  /* heap 40 + 10 unattributed + stack 5 */
+	/* the global's line 0 split: counter left for +0x80 */
 	CHECK((l = line_key(&r, "global_conn+0")) != NULL);
-	CHECK_STR(l->how, "symbol");
+	CHECK(l->status == DIFF_SPLIT);
+	CHECK_STR(l->how, "members");
 	CHECK_EQ_U64(l->b.hitm, 20);
-	/* counter's own line in the after build */
-	CHECK((l = line_key(&r, "struct conn+0x80")) != NULL);
-	CHECK(l->status == DIFF_APPEARED && !l->b.present);
-	CHECK_EQ_U64(l->a.stores, 55);      /* heap 40 + 10 unattributed + stack 5 */
+	CHECK_STR(l->left, "counter -> global_conn+0x80");
+	/* nothing left to match by key */
+	CHECK_EQ_U64(r.nlines, 2);
 	/* members by name */
 	CHECK((m = member_key(&r, "counter")) != NULL);
 	CHECK_EQ_U64(m->off_b, 24);
@@ -271,11 +283,30 @@ static void test_diff_sessions(void)
 	CHECK_EQ_U64(m->line_b, 0);
 	CHECK_EQ_U64(m->line_a, 2);
 	CHECK(m->fs_b && !m->fs_a);
+	CHECK(m->moved);
+	CHECK(m->b.verdict == LAYOUT_FALSE && m->a.verdict == LAYOUT_NONE);
 	CHECK((m = member_key(&r, "limit")) != NULL);
+	CHECK(!m->moved);
 	CHECK_EQ_U64(m->b.hitm, 80);
+	CHECK_EQ_U64(m->b.lcl_hitm, 80);
 	CHECK_EQ_U64(m->a.hitm, 0);
+	CHECK(m->b.lat == 120.0);
 	CHECK((m = member_key(&r, "st.hits")) != NULL);
 	CHECK_EQ_U64(m->off_a, 24);
+	/* code by function: each function of the workload, same counts */
+	{
+		const struct diff_func_row *f = NULL;
+		for (size_t i = 0; i < r.nfuncs; i++)
+			if (!strcmp(r.funcs[i].function, "conn_read_limit"))
+				f = &r.funcs[i];
+		CHECK(f != NULL);
+		if (f) {
+			CHECK(f->status == DIFF_MATCHED);
+			CHECK_EQ_U64(f->b.loads, 80);
+			CHECK_EQ_U64(f->b.hitm, 80);
+			CHECK_EQ_U64(f->a.hitm, 0);
+		}
+	}
 	diff_result_fini(&r);
 	store_close(sb);
 	store_close(sa);
