@@ -101,6 +101,19 @@ int tp_decoder_add_format(struct tp_decoder *dec, const char *sys, const char *b
 		buf = copy;
 		len = keep + sizeof(empty_fmt) - 1;
 	}
+	/* A format is text; libtraceevent's tokenizer stops at a NUL inside a
+	 * field declaration ("unsigned char [\0...") and then compares the
+	 * missing token (fuzz_tracepoint: a NULL strcmp). Control bytes never
+	 * appear in a kernel's format, so refuse them before it reads one. */
+	for (size_t i = 0; i < len; i++) {
+		unsigned char ch = (unsigned char)buf[i];
+		if (ch < 0x20 && ch != '\t' && ch != '\n' && ch != '\r') {
+			free(copy);
+			return c2c_error_set(err, -EINVAL,
+					     "cannot parse the %s tracepoint format: byte %#x at %zu is not text",
+					     sys, ch, i);
+		}
+	}
 	enum tep_errno rc = tep_parse_format(dec->tep, &ev, buf, len, sys);
 	free(copy);
 
