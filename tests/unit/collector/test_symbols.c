@@ -1015,9 +1015,19 @@ static void broken_files_unresolved(void)
 		CHECK(symtab_addr_mapped(st, 5, 5, C2C_MODE_USER, base));
 	}
 	symtab_free(st);
-	/* A kallsyms file that is not one gives no kernel symbols. */
+	/* A kallsyms file that is not one is refused, saying why; with no
+	 * kallsyms at all, kernel addresses stay unresolved. */
 	struct symtab_options o = { .kallsyms = paths[0] };
-	st = symtab_new(&o, NULL);
+	struct c2c_error err = { 0 };
+	CHECK(symtab_new(&o, &err) == NULL);
+	CHECK(err.code == -EINVAL && strstr(err.msg, "is an ELF file, not a kallsyms list"));
+	o.kallsyms = paths[2];
+	CHECK(symtab_new(&o, &err) == NULL);
+	CHECK(err.code == -EINVAL && strstr(err.msg, "is not a kallsyms list"));
+	snprintf(paths[2], sizeof(paths[2]), "%s/no-such-kallsyms", dir);
+	CHECK(symtab_new(&o, &err) == NULL);
+	CHECK(err.code == -ENOENT && strstr(err.msg, "no-such-kallsyms"));
+	st = symtab_new(NULL, NULL);
 	CHECK(st);
 	struct sym_code c;
 	CHECK(symtab_resolve_ip(st, 0, 0, C2C_MODE_KERNEL, 0xffffffff81000000ull, &c) == 0);
