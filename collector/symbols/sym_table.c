@@ -818,5 +818,5 @@ int symtab_check_vmlinux(struct symtab *st, struct c2c_error *err)
 		return c2c_error_set(err, -EINVAL, "-k/--vmlinux %s: its build-id is not that of the kernel the samples come from (%s)",
 				     given, hex);
 	}
-	return c2c_error_set(err, -EINVAL, "-k/--vmlinux %s: not an ELF file (or not readable as one)", given);
+	return c2c_error_set(err, -EINVAL, "-k/--vmlinux %s: not an ELF file (a kallsyms list goes with --kallsyms)", given);
 }
