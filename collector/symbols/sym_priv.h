@@ -102,9 +102,10 @@ bool sym_kallsyms_data(const struct sym_kallsyms *k, uint64_t addr,
 struct sym_dso;
 struct sym_elf_opts;
 struct sym_vmlinux;
-/* given: the -k/--vmlinux file (NULL: search perf's places by build-id);
+/* given: the -k/--vmlinux file, absolute as it is, relative under symfs
+ * (perf's rule) (NULL: search perf's places by build-id, under symfs);
  * osrelease: the recording's release for those places. NULL on ENOMEM. */
-struct sym_vmlinux *sym_vmlinux_new(const char *given, const char *osrelease);
+struct sym_vmlinux *sym_vmlinux_new(const char *given, const char *symfs, const char *osrelease);
 void sym_vmlinux_free(struct sym_vmlinux *v);
 /* The image (opened once): the given file unless its build-id note differs
  * from bid, else a found file whose note equals bid. NULL when none. */

@@ -133,7 +133,7 @@ struct symtab *symtab_new(const struct symtab_options *opt, struct c2c_error *er
 	st->in = sym_intern_new();
 	st->threads = sym_threads_new();
 	st->kmaps = sym_maps_new(true);
-	st->vmlinux = sym_vmlinux_new(opt->vmlinux, opt->osrelease);
+	st->vmlinux = sym_vmlinux_new(opt->vmlinux, opt->symfs, opt->osrelease);
 	if (!st->symfs || !st->debug_dirs || !st->in || !st->threads || !st->kmaps || !st->vmlinux)
 		goto nomem;
 	for (size_t i = 0; i < nd; i++)

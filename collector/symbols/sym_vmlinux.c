@@ -3,7 +3,9 @@
  * -k/--vmlinux, else the first file in perf's usual places whose build-id
  * note equals the recording's kernel build-id (BUILD_ID feature of
  * "[kernel.kallsyms]"). A found file without that exact build-id is never
- * used: a vmlinux of another build names the wrong functions. */
+ * used: a vmlinux of another build names the wrong functions. The places
+ * are read under --symfs (perf reads its vmlinux_path as is; here symfs is
+ * the root of the recording machine's files, debug root included). */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -22,18 +24,23 @@ struct sym_vmlinux {
 	int status;              /* enum sym_status of the given file */
 };
 
-struct sym_vmlinux *sym_vmlinux_new(const char *given, const char *osrelease)
+struct sym_vmlinux *sym_vmlinux_new(const char *given, const char *symfs, const char *osrelease)
 {
 	struct sym_vmlinux *v = calloc(1, sizeof(*v));
 	if (!v)
 		return NULL;
 	v->status = SYM_NO_FILE;
 	if (given) {
-		/* Relative to the working directory (the dso opens absolute
-		 * paths only, under --symfs as perf does). */
-		char abs[PATH_MAX];
-		if (given[0] != '/' && realpath(given, abs))
-			given = abs;
+		/* perf's dso__load_vmlinux: an absolute path as it is, a
+		 * relative one under --symfs (else the working directory). */
+		char abs[PATH_MAX + 4096];
+		if (given[0] != '/' && symfs && *symfs)
+			snprintf(abs, sizeof(abs), "%s/%s", symfs, given);
+		else if (given[0] != '/' && realpath(given, abs))
+			;
+		else
+			snprintf(abs, sizeof(abs), "%s", given);
+		given = abs;
 		v->given = strdup(given);
 	}
 	if (osrelease && *osrelease)
@@ -106,8 +113,11 @@ struct sym_dso *sym_vmlinux_get(struct sym_vmlinux *v, const struct sym_elf_opts
 {
 	if (!v->tried) {
 		v->tried = true;
+		/* Already the path to open: never under symfs again. */
+		struct sym_elf_opts as_is = *o;
+		as_is.symfs = "";
 		if (v->given)
-			v->dso = try_image(v->given, o, bid, bn, false, &v->status);
+			v->dso = try_image(v->given, &as_is, bid, bn, false, &v->status);
 		else if (bn)
 			search(v, o, bid, bn);
 	}

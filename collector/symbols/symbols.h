@@ -45,7 +45,8 @@ struct symtab_options {
 	bool use_host_kallsyms;
 	/* The kernel image for kernel code and data (perf's -k/--vmlinux), used
 	 * unless kallsyms is given; with its build-id note, it must equal the
-	 * recorded kernel's. NULL: a vmlinux whose build-id equals the recorded
+	 * recorded kernel's. Absolute: as it is; relative: under symfs when
+	 * set (perf's rule), else the working directory. NULL: a vmlinux whose build-id equals the recorded
 	 * kernel's, searched as perf does under symfs: DIR/.build-id/xx/rest.debug
 	 * for each debuginfo dir, /usr/lib/debug/boot/vmlinux-R, /boot/vmlinux-R,
 	 * /lib/modules/R/build/vmlinux, /usr/lib/debug/lib/modules/R/vmlinux,

@@ -8,6 +8,7 @@
 #    `perf c2c report --stdio -k F` does, and function+offset and line as
 #    `perf script -F ip,sym,symoff,srcline -k F` (perf 6.1, run here);
 #  - without -k the same sites stay addresses (the image is what names them);
+#  - -k with --symfs: relative under it, absolute as it is (perf's rule);
 #  - the image found by the recording's build-id under --symfs ROOT
 #    (ROOT/usr/lib/debug/.build-id/xx/rest.debug, ROOT/boot/vmlinux-R), and
 #    an image of another build in those places never used;
@@ -110,6 +111,19 @@ for place in "usr/lib/debug/.build-id/${bid:0:2}/${bid:2}.debug" "boot/vmlinux-$
 			"found: $(tr '\n' '|' <found.sites) other: $(tr '\n' '|' <other.sites)"
 	fi
 done
+
+# perf's rule for -k with --symfs: a relative path under the symfs, an
+# absolute one as it is (another build sits in the other place each time).
+rm -rf root2 && mkdir root2 && cp vmlinux root2/img && cp vmlinux.other img
+"$C2CTUI" report --symfs "$PWD/root2" -k img k.data 2>rel.err | sites_of >rel.sites
+mkdir -p "root2$PWD" && cp vmlinux.other "root2$PWD/vmlinux"
+"$C2CTUI" report --symfs "$PWD/root2" -k "$PWD/vmlinux" k.data 2>abs.err | sites_of >abs.sites
+if cmp -s rel.sites ours.sites && cmp -s abs.sites ours.sites; then
+	ok "$T: -k with --symfs: relative under it, absolute as it is"
+else
+	nok "$T: -k with --symfs: relative under it, absolute as it is" \
+		"rel: $(tr '\n' '|' <rel.sites) $(head -c 200 rel.err) abs: $(tr '\n' '|' <abs.sites) $(head -c 200 abs.err)"
+fi
 
 # Refusals: one line each, exit 1, naming the file and why.
 refused() { # NAME PATTERN CMD...
