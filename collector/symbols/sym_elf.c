@@ -773,3 +773,38 @@ uint64_t sym_dso_bias(const struct sym_dso *d)
 {
 	return d->bias;
 }
+
+/* ---- kernel images (vmlinux) ------------------------------------------- */
+
+size_t sym_dso_file_build_id(struct sym_dso *d, uint8_t out[20])
+{
+	return d->status == SYM_OK && d->elf ? elf_build_id(d->elf, out) : 0;
+}
+
+bool sym_dso_symbol_value(struct sym_dso *d, const char *name, uint64_t *value)
+{
+	if (d->status != SYM_OK)
+		return false;
+	/* The image's own .symtab, else its debug file's (same addresses). */
+	Elf *elfs[2] = { d->elf, d->dbg_elf };
+	for (size_t e = 0; e < 2; e++) {
+		Elf_Scn *scn = NULL;
+		while (elfs[e] && (scn = elf_nextscn(elfs[e], scn))) {
+			GElf_Shdr sh;
+			if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !sh.sh_entsize)
+				continue;
+			Elf_Data *data = elf_getdata(scn, NULL);
+			size_t n = data ? data->d_size / sh.sh_entsize : 0;
+			for (size_t i = 0; i < n; i++) {
+				GElf_Sym s;
+				const char *nm;
+				if (gelf_getsym(data, (int)i, &s) && s.st_shndx != SHN_UNDEF &&
+				    (nm = elf_strptr(elfs[e], sh.sh_link, s.st_name)) && strcmp(nm, name) == 0) {
+					*value = s.st_value;
+					return true;
+				}
+			}
+		}
+	}
+	return false;
+}

@@ -97,6 +97,24 @@ bool sym_kallsyms_text(const struct sym_kallsyms *k, uint64_t addr,
 bool sym_kallsyms_data(const struct sym_kallsyms *k, uint64_t addr,
 		       const char **name, uint64_t *start, const char **module);
 
+/* ---- kernel image (sym_vmlinux.c) ------------------------------------- */
+
+struct sym_dso;
+struct sym_elf_opts;
+struct sym_vmlinux;
+/* given: the -k/--vmlinux file, absolute as it is, relative under symfs
+ * (perf's rule) (NULL: search perf's places by build-id, under symfs);
+ * osrelease: the recording's release for those places. NULL on ENOMEM. */
+struct sym_vmlinux *sym_vmlinux_new(const char *given, const char *symfs, const char *osrelease);
+void sym_vmlinux_free(struct sym_vmlinux *v);
+/* The image (opened once): the given file unless its build-id note differs
+ * from bid, else a found file whose note equals bid. NULL when none. */
+struct sym_dso *sym_vmlinux_get(struct sym_vmlinux *v, const struct sym_elf_opts *o,
+				const uint8_t *bid, size_t bn);
+/* enum sym_status of the given file once sym_vmlinux_get ran, its path. */
+int sym_vmlinux_given_status(const struct sym_vmlinux *v);
+const char *sym_vmlinux_given(const struct sym_vmlinux *v);
+
 /* ---- DWARF of one binary (sym_dwarf.c) -------------------------------- */
 
 /* Embedded in a dso (zero-initialized; sym_dwarf_fini releases). */
@@ -143,5 +161,9 @@ bool sym_dso_object(struct sym_dso *d, uint64_t vaddr, const char **name,
 /* Source file and line of vaddr from DWARF (file owned by the dso). */
 bool sym_dso_srcline(struct sym_dso *d, uint64_t vaddr, const char **file, unsigned *line);
 void sym_dso_set_bias(struct sym_dso *d, uint64_t bias);
+/* The build-id note of the file opened (0: none, or not opened). */
+size_t sym_dso_file_build_id(struct sym_dso *d, uint8_t out[20]);
+/* The value of the .symtab symbol called name (a vmlinux's "_text"). */
+bool sym_dso_symbol_value(struct sym_dso *d, const char *name, uint64_t *value);
 
 #endif /* C2C_SYM_PRIV_H */

@@ -3,6 +3,7 @@
  * answers perf-compatible "is it mapped" questions, and symbolizes code
  * and data addresses through the per-binary dsos and kallsyms. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -34,7 +35,14 @@ struct symtab {
 	struct sym_threads *threads;
 	struct sym_maps *kmaps;
 	struct sym_kallsyms *ksyms;
+	bool ksyms_given;                 /* --kallsyms: it wins over any vmlinux, as in perf */
+	struct sym_vmlinux *vmlinux;
 	const char *kernel_name;          /* interned KERNEL_DSO */
+	/* The kernel map's reference symbol ("_text" of "[kernel.kallsyms]_text")
+	 * and its run-time address (the MMAP's pgoff): with the image's own
+	 * value of that symbol, the KASLR shift. NULL: none seen. */
+	const char *kref_name;
+	uint64_t kref_addr;
 
 	struct dso_slot *dsos;
 	size_t dsos_cap, dsos_n;
@@ -78,6 +86,7 @@ void symtab_free(struct symtab *st)
 	sym_threads_free(st->threads);
 	sym_maps_put(st->kmaps);
 	sym_kallsyms_free(st->ksyms);
+	sym_vmlinux_free(st->vmlinux);
 	sym_intern_free(st->in);
 	if (st->debug_dirs) {
 		for (size_t i = 0; st->debug_dirs[i]; i++)
@@ -86,6 +95,25 @@ void symtab_free(struct symtab *st)
 	}
 	free(st->symfs);
 	free(st);
+}
+
+/* Why a --kallsyms file gave no symbols, in one line. */
+static void not_kallsyms(const char *path, struct c2c_error *err)
+{
+	FILE *f = fopen(path, "rb");
+	char magic[4] = { 0 };
+	if (!f) {
+		c2c_error_set(err, -errno, "--kallsyms %s: %s", path, strerror(errno));
+		return;
+	}
+	bool elf = fread(magic, 1, 4, f) == 4 && memcmp(magic, "\177ELF", 4) == 0;
+	fclose(f);
+	if (elf)
+		c2c_error_set(err, -EINVAL, "--kallsyms %s is an ELF file, not a kallsyms list "
+			      "(give a vmlinux with -k/--vmlinux)", path);
+	else
+		c2c_error_set(err, -EINVAL, "--kallsyms %s is not a kallsyms list "
+			      "(no 'ADDRESS TYPE NAME' line with a non-zero address)", path);
 }
 
 struct symtab *symtab_new(const struct symtab_options *opt, struct c2c_error *err)
@@ -105,7 +133,8 @@ struct symtab *symtab_new(const struct symtab_options *opt, struct c2c_error *er
 	st->in = sym_intern_new();
 	st->threads = sym_threads_new();
 	st->kmaps = sym_maps_new(true);
-	if (!st->symfs || !st->debug_dirs || !st->in || !st->threads || !st->kmaps)
+	st->vmlinux = sym_vmlinux_new(opt->vmlinux, opt->symfs, opt->osrelease);
+	if (!st->symfs || !st->debug_dirs || !st->in || !st->threads || !st->kmaps || !st->vmlinux)
 		goto nomem;
 	for (size_t i = 0; i < nd; i++)
 		if (!(st->debug_dirs[i] = strdup(dirs[i])))
@@ -119,10 +148,16 @@ struct symtab *symtab_new(const struct symtab_options *opt, struct c2c_error *er
 	st->kernel_name = sym_intern_str(st->in, KERNEL_DSO);
 	if (!st->kernel_name)
 		goto nomem;
-	if (opt->kallsyms)
-		st->ksyms = sym_kallsyms_load(opt->kallsyms);
-	else if (opt->use_host_kallsyms)
+	if (opt->kallsyms) {
+		st->ksyms_given = true;
+		if (!(st->ksyms = sym_kallsyms_load(opt->kallsyms))) {
+			not_kallsyms(opt->kallsyms, err);
+			symtab_free(st);
+			return NULL;
+		}
+	} else if (opt->use_host_kallsyms) {
 		st->ksyms = sym_kallsyms_load("/proc/kallsyms");
+	}
 	return st;
 nomem:
 	symtab_free(st);
@@ -288,6 +323,12 @@ static int kernel_mmap(struct symtab *st, const struct c2c_mmap *m)
 	} else if (is_kernel) {
 		/* The kernel map moves: the old one goes (update_kernel_mmap). */
 		map.name = st->kernel_name;
+		/* "[kernel.kallsyms]_text": pgoff is where _text runs (perf's
+		 * ref_reloc_sym), which places a vmlinux under KASLR. */
+		const char *ref = fn + strlen(KERNEL_DSO);
+		if (*ref && !(st->kref_name = sym_intern_str(st->in, ref)))
+			return -ENOMEM;
+		st->kref_addr = m->pgoff;
 		if (map.start == 0 && map.end == 0)
 			map.end = UINT64_MAX;
 		sym_maps_remove_named(st->kmaps, st->kernel_name);
@@ -519,6 +560,22 @@ static const uint8_t *map_bid(const struct sym_map *m, size_t *size)
 	return m->dso ? sym_dso_build_id(m->dso, size) : NULL;
 }
 
+/* The vmlinux for kernel (not module) addresses and its KASLR shift
+ * (run-time address - address in the file), unless --kallsyms was given.
+ * NULL when none is usable. */
+static struct sym_dso *kernel_image(struct symtab *st, const struct sym_map *map, uint64_t *shift)
+{
+	if (st->ksyms_given || (map && map->name != st->kernel_name))
+		return NULL;
+	const struct feat_bid *f = feat_bid_find(st, st->kernel_name);
+	struct sym_dso *d = sym_vmlinux_get(st->vmlinux, &st->eo, f ? f->bid : NULL, f ? f->size : 0);
+	uint64_t at;
+	*shift = 0;
+	if (d && st->kref_name && st->kref_addr && sym_dso_symbol_value(d, st->kref_name, &at))
+		*shift = st->kref_addr - at;
+	return d;
+}
+
 static void kernel_code(struct symtab *st, const struct sym_map *map, uint64_t ip,
 			struct sym_code *out)
 {
@@ -527,11 +584,27 @@ static void kernel_code(struct symtab *st, const struct sym_map *map, uint64_t i
 	out->rel_addr = ip;
 	if (map)
 		out->build_id = map_bid(map, &out->build_id_size);
+	uint64_t shift, start;
+	struct sym_dso *img = kernel_image(st, map, &shift);
+	if (img) {
+		/* perf's map__rip_2objdump: the file's address, for both the
+		 * symbol and addr2line. */
+		uint64_t va = ip - shift;
+		out->status = SYM_NO_SYMBOL;
+		if (sym_dso_func(img, va, &out->function, &start)) {
+			out->offset = va - start;
+			out->status = SYM_OK;
+		}
+		if (!sym_dso_srcline(img, va, &out->srcfile, &out->line)) {
+			out->srcfile = NULL;
+			out->line = 0;
+		}
+		return;
+	}
 	if (!st->ksyms) {
 		out->status = SYM_NO_KALLSYMS;
 		return;
 	}
-	uint64_t start;
 	if (sym_kallsyms_text(st->ksyms, ip, &out->function, &start, NULL)) {
 		out->offset = ip - start;
 		out->status = SYM_OK;
@@ -599,11 +672,22 @@ static void kernel_data(struct symtab *st, const struct sym_map *map, uint64_t a
 	out->dso = map ? map->name : st->kernel_name;
 	out->map_start = map ? map->start : 0;
 	out->rel_addr = addr;
+	uint64_t shift, start, size;
+	struct sym_dso *img = kernel_image(st, map, &shift);
+	if (img) {
+		out->status = SYM_NO_SYMBOL;
+		if (sym_dso_object(img, addr - shift, &out->symbol, &start, &size)) {
+			out->offset = addr - shift - start;
+			out->sym_start = start + shift;
+			out->sym_size = size;
+			out->status = SYM_OK;
+		}
+		return;
+	}
 	if (!st->ksyms) {
 		out->status = SYM_NO_KALLSYMS;
 		return;
 	}
-	uint64_t start;
 	if (sym_kallsyms_data(st->ksyms, addr, &out->symbol, &start, NULL)) {
 		out->offset = addr - start;
 		out->sym_start = start;
@@ -715,4 +799,24 @@ struct sym_dso *symtab_dso_by_path(struct symtab *st, const char *path)
 	if (d)
 		sym_dso_load(d, &st->eo);
 	return d;
+}
+
+int symtab_check_vmlinux(struct symtab *st, struct c2c_error *err)
+{
+	const char *given = sym_vmlinux_given(st->vmlinux);
+	if (!given || st->ksyms_given)
+		return 0;
+	if (access(given, R_OK) != 0)
+		return c2c_error_set(err, -errno, "-k/--vmlinux %s: %s", given, strerror(errno));
+	const struct feat_bid *f = feat_bid_find(st, st->kernel_name);
+	if (sym_vmlinux_get(st->vmlinux, &st->eo, f ? f->bid : NULL, f ? f->size : 0))
+		return 0;
+	if (sym_vmlinux_given_status(st->vmlinux) == SYM_BUILD_ID_MISMATCH) {
+		char hex[41];
+		for (size_t i = 0; i < f->size; i++)
+			sprintf(hex + 2 * i, "%02x", f->bid[i]);
+		return c2c_error_set(err, -EINVAL, "-k/--vmlinux %s: its build-id is not that of the kernel the samples come from (%s)",
+				     given, hex);
+	}
+	return c2c_error_set(err, -EINVAL, "-k/--vmlinux %s: not an ELF file (a kallsyms list goes with --kallsyms)", given);
 }

@@ -43,6 +43,18 @@ struct symtab_options {
 	 * symtab_same_host() to decide whether the host's file fits. */
 	const char *kallsyms;
 	bool use_host_kallsyms;
+	/* The kernel image for kernel code and data (perf's -k/--vmlinux), used
+	 * unless kallsyms is given; with its build-id note, it must equal the
+	 * recorded kernel's. Absolute: as it is; relative: under symfs when
+	 * set (perf's rule), else the working directory. NULL: a vmlinux whose build-id equals the recorded
+	 * kernel's, searched as perf does under symfs: DIR/.build-id/xx/rest.debug
+	 * for each debuginfo dir, /usr/lib/debug/boot/vmlinux-R, /boot/vmlinux-R,
+	 * /lib/modules/R/build/vmlinux, /usr/lib/debug/lib/modules/R/vmlinux,
+	 * /usr/lib/debug/boot/vmlinux-R.debug, /boot/vmlinux, R = osrelease
+	 * (NULL: this host's). Found or given, it places itself by the kernel
+	 * map's "[kernel.kallsyms]_text" pgoff (KASLR). */
+	const char *vmlinux;
+	const char *osrelease;
 	/* NULL-terminated list of directories searched for separate debug
 	 * info ("DIR/.build-id/xx/rest.debug", "DIR/<path>.debug",
 	 * "DIR/<path>"). NULL: { "/usr/lib/debug", NULL }. */
@@ -50,8 +62,9 @@ struct symtab_options {
 };
 
 /* Creates an empty process table. opt may be NULL (all defaults).
- * Returns NULL with err filled on allocation failure only: a missing
- * kallsyms file is not an error (kernel addresses then stay hex). */
+ * Returns NULL with err filled on allocation failure, or when a kallsyms
+ * file is given that is not one (unreadable, an ELF file, no symbol with
+ * an address): one line saying which. */
 struct symtab *symtab_new(const struct symtab_options *opt, struct c2c_error *err);
 void symtab_free(struct symtab *st);
 
@@ -59,6 +72,17 @@ void symtab_free(struct symtab *st);
  * (the perf.data HOSTNAME/OSRELEASE features) equal uname()'s. NULL
  * arguments never match. */
 bool symtab_same_host(const char *hostname, const char *osrelease);
+
+/* After the BUILD_ID feature is in (symtab_set_build_id): checks the
+ * vmlinux given in the options. Returns 0 (also when none was given), or
+ * -errno/-EINVAL with one line in err: missing, not ELF, or a build-id note
+ * that is not the recorded kernel's. */
+int symtab_check_vmlinux(struct symtab *st, struct c2c_error *err);
+
+/* The running kernel's build-id (/sys/kernel/notes), for live collection
+ * to check a vmlinux against as an import checks the recorded one.
+ * Returns its size, 0 when unknown. */
+size_t symtab_host_kernel_build_id(uint8_t out[20]);
 
 /* Number of kernel symbols loaded (0: none, kernel addresses stay hex),
  * for the command layer to say so. */

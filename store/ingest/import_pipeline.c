@@ -363,12 +363,20 @@ int import_pipeline_run(struct perfdata *pd, struct store *st, const struct impo
 	pl.last_commit_ns = now_ns();
 	pl.commit_every_ns = COMMIT_EVERY_NS;
 
-	struct symtab_options so = { .symfs = opt ? opt->symfs : NULL, .kallsyms = opt ? opt->kallsyms : NULL };
+	struct symtab_options so = { .symfs = opt ? opt->symfs : NULL, .kallsyms = opt ? opt->kallsyms : NULL,
+				     .vmlinux = opt ? opt->vmlinux : NULL, .osrelease = h->osrelease };
 	if (!so.kallsyms)
 		so.use_host_kallsyms = symtab_same_host(h->hostname, h->osrelease);
 	/* Tracepoint payloads (lock contention) are decoded when the file
 	 * carries their formats; pipe files may deliver them later. */
 	if ((r = ingest_new(&pl.in, st, &so, err)) < 0)
+		goto out;
+	/* A -k vmlinux that cannot be the recorded kernel is said before any
+	 * sample (pipe files bring their build-ids later: checked as known). */
+	for (uint32_t i = 0; i < h->nr_build_ids; i++)
+		symtab_set_build_id(ingest_symtab(pl.in), h->build_ids[i].filename, h->build_ids[i].build_id,
+				    h->build_ids[i].size);
+	if ((r = symtab_check_vmlinux(ingest_symtab(pl.in), err)) < 0)
 		goto out;
 	/* What the session is, committed before the first sample: a session
 	 * killed early still names its source (and a rerun can redo it). */

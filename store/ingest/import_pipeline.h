@@ -31,6 +31,8 @@ struct import_options {
 	const char *symfs;           /* --symfs DIR (NULL: paths as recorded) */
 	const char *kallsyms;        /* --kallsyms FILE (NULL: /proc/kallsyms when
 	                                the recording was made on this host) */
+	const char *vmlinux;         /* -k/--vmlinux FILE (NULL: one with the recorded
+	                                kernel build-id in perf's places, else kallsyms) */
 	/* Called about every 250 ms while importing, and once at the end
 	 * (last). NULL: no progress. */
 	void (*progress)(void *ctx, const struct import_progress *p);

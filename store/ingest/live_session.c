@@ -187,14 +187,44 @@ static int create_session(struct live_session *ls, const char *path, const char 
 int live_session_new(struct live_session **out, const char *path, const struct live_options *opt,
 		     const char *source_kind, const char *cmdline, struct c2c_error *err)
 {
-	struct live_session *ls = calloc(1, sizeof(*ls));
-	struct symtab_options so = { .use_host_kallsyms = true };
+	return live_session_new_vmlinux(out, path, opt, NULL, source_kind, cmdline, err);
+}
+
+/* The running kernel's build-id into st, as the BUILD_ID feature would. */
+static void host_kernel_bid(struct symtab *st)
+{
+	uint8_t bid[20];
+	size_t n = symtab_host_kernel_build_id(bid);
+	if (n)
+		symtab_set_build_id(st, "[kernel.kallsyms]", bid, n);
+}
+
+/* A -k vmlinux that cannot be this kernel, refused before anything is made. */
+static int check_vmlinux(const struct symtab_options *so, struct c2c_error *err)
+{
+	struct symtab *st = symtab_new(so, err);
+	if (!st)
+		return err && err->code ? err->code : -ENOMEM;
+	host_kernel_bid(st);
+	int rc = symtab_check_vmlinux(st, err);
+	symtab_free(st);
+	return rc;
+}
+
+int live_session_new_vmlinux(struct live_session **out, const char *path, const struct live_options *opt,
+			     const char *vmlinux, const char *source_kind, const char *cmdline,
+			     struct c2c_error *err)
+{
+	struct live_session *ls;
+	struct symtab_options so = { .use_host_kallsyms = true, .vmlinux = vmlinux };
 	size_t nev;
 	const struct live_event *ev;
 	int rc;
 
 	*out = NULL;
-	if (!ls)
+	if (vmlinux && (rc = check_vmlinux(&so, err)) < 0)
+		return rc;
+	if (!(ls = calloc(1, sizeof(*ls))))
 		return c2c_error_set(err, -ENOMEM, "out of memory");
 	if ((rc = live_new(&ls->lv, opt, err)) < 0)
 		goto fail;
@@ -203,6 +233,7 @@ int live_session_new(struct live_session **out, const char *path, const struct l
 	if ((rc = live_ingest_new(&ls->li, ls->st, &so, err)) < 0)
 		goto fail;
 	struct ingest *in = live_ingest_rules(ls->li);
+	host_kernel_bid(ingest_symtab(in));
 	for (uint32_t cpu = 0; cpu < ls->nr_cpu_node; cpu++)
 		if ((rc = ingest_set_cpu_node(in, cpu, ls->cpu_node[cpu], err)) < 0)
 			goto fail;

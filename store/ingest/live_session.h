@@ -23,6 +23,13 @@ struct live_session;
  * or "live"; cmdline is stored as metadata. */
 int live_session_new(struct live_session **out, const char *path, const struct live_options *opt,
 		     const char *source_kind, const char *cmdline, struct c2c_error *err);
+/* The same with the kernel image for kernel code and data (-k/--vmlinux;
+ * NULL: as live_session_new, /proc/kallsyms). A vmlinux whose build-id
+ * note is not the running kernel's (/sys/kernel/notes), a missing file or
+ * a file that is not ELF is refused before the session file is made. */
+int live_session_new_vmlinux(struct live_session **out, const char *path, const struct live_options *opt,
+			     const char *vmlinux, const char *source_kind, const char *cmdline,
+			     struct c2c_error *err);
 void live_session_free(struct live_session *ls);
 
 struct live *live_session_live(struct live_session *ls);

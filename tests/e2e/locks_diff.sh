@@ -160,7 +160,7 @@ check_pair gen "$E2E_TMP/g1.db" "$E2E_TMP/g2.db"
 printf '%s\n' 'ffff888104a3c000 t fake_func' 'ffff888104a3c100 T fake_func2' \
 	'ffff88810b2e1800 d fake_mutex_holder' 'ffff88810b2e2000 D fake_next' 'ffffffff81000000 T _text' \
 	>"$E2E_TMP/kallsyms"
-if "$C2CTUI" import -q "$E2E_TMP/g1.data" -o "$E2E_TMP/gk.db" -k "$E2E_TMP/kallsyms" 2>/dev/null &&
+if "$C2CTUI" import -q "$E2E_TMP/g1.data" -o "$E2E_TMP/gk.db" --kallsyms "$E2E_TMP/kallsyms" 2>/dev/null &&
    "$C2CTUI" report "$E2E_TMP/gk.db" --format json >"$E2E_TMP/gk.json" 2>/dev/null &&
    "$C2CTUI" report "$E2E_TMP/g1.db" --format json >"$E2E_TMP/g1.json" 2>/dev/null &&
    "$C2CTUI" locks "$E2E_TMP/gk.db" -l >"$E2E_TMP/gk.l.txt" 2>/dev/null; then

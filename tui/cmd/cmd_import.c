@@ -33,7 +33,11 @@ static void usage(FILE *out)
 		"                       an unfinished import of the same perf.data is redone)\n"
 		"  -f, --force          replace FILE if it exists\n"
 		"      --symfs DIR      look for binaries under DIR (like perf --symfs)\n"
-		"  -k, --kallsyms FILE  kernel symbols (default: /proc/kallsyms when recorded on this host)\n"
+		"  -k, --vmlinux FILE   the kernel image (ELF, with DWARF for file:line) for kernel\n"
+		"                       code and data (default: one with the recorded kernel's\n"
+		"                       build-id in perf's places, under --symfs; else kallsyms)\n"
+		"      --kallsyms FILE  kernel symbols from a kallsyms list (default: /proc/kallsyms\n"
+		"                       when recorded on this host)\n"
 		"      --batch N        samples per transaction (default 16000000)\n"
 		"  -q, --quiet          no progress line and no summary\n"
 		"  -h, --help           this text\n");
@@ -99,12 +103,13 @@ static int say_status(const char *output)
 
 int cmd_import(int argc, char **argv)
 {
-	enum { OPT_SYMFS = 256, OPT_BATCH };
+	enum { OPT_SYMFS = 256, OPT_BATCH, OPT_KALLSYMS };
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "symfs", required_argument, NULL, OPT_SYMFS },
-		{ "kallsyms", required_argument, NULL, 'k' },
+		{ "vmlinux", required_argument, NULL, 'k' },
+		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 		{ "batch", required_argument, NULL, OPT_BATCH },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "force", no_argument, NULL, 'f' },
@@ -131,6 +136,9 @@ int cmd_import(int argc, char **argv)
 			opt.symfs = optarg;
 			break;
 		case 'k':
+			opt.vmlinux = optarg;
+			break;
+		case OPT_KALLSYMS:
 			opt.kallsyms = optarg;
 			break;
 		case OPT_BATCH: {

@@ -92,7 +92,7 @@ int cmd_live(int argc, char **argv)
 		snprintf(cmdlog, sizeof(cmdlog), "%s.log", cli.output);
 		cli.opt.cmd_output = cmdlog;
 	}
-	rc = live_session_new(&ls, cli.output, &cli.opt, "live", cli.cmdline, &err);
+	rc = live_session_new_vmlinux(&ls, cli.output, &cli.opt, cli.vmlinux, "live", cli.cmdline, &err);
 	if (rc < 0) {
 		fprintf(stderr, "c2ctui live: %s\n", err.msg);
 		if (stat(cli.output, &st) == 0) {

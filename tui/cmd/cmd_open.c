@@ -27,7 +27,8 @@ static void open_usage(FILE *out)
 		"  -o, --output S.db    keep the session imported from a perf.data\n"
 		"      --symfs DIR      look for binaries under DIR (like perf --symfs): when\n"
 		"                       importing, and for the code site's instructions and source\n"
-		"      --kallsyms FILE  kernel symbols for importing a perf.data\n"
+		"  -k, --vmlinux FILE   the kernel image for importing a perf.data (see import)\n"
+		"      --kallsyms FILE  kernel symbols (a kallsyms list) for importing a perf.data\n"
 		"  -h, --help           this text\n"
 		"\n"
 		"Keys: arrows/j/k move, Enter opens, Esc goes back, s sorts, f filters,\n"
@@ -51,17 +52,18 @@ int cmd_open(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "symfs", required_argument, NULL, 'S' },
 		{ "kallsyms", required_argument, NULL, 'K' },
+		{ "vmlinux", required_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct c2c_error err = { 0 };
 	struct tui_options opt;
 	struct session_input in;
-	const char *path, *keep = NULL, *symfs = NULL, *kallsyms = NULL;
+	const char *path, *keep = NULL, *symfs = NULL, *kallsyms = NULL, *vmlinux = NULL;
 	int c, mode = 0, r, status = 0;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:o:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:o:k:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			mode = parse_mode(optarg);
@@ -78,6 +80,9 @@ int cmd_open(int argc, char **argv)
 			break;
 		case 'K':
 			kallsyms = optarg;
+			break;
+		case 'k':
+			vmlinux = optarg;
 			break;
 		case 'h':
 			open_usage(stdout);
@@ -103,7 +108,7 @@ int cmd_open(int argc, char **argv)
 	}
 	/* A perf.data is imported first, with its progress line on stderr. */
 	struct session_input_opts so = { .tmp_name = "open", .keep = keep, .progress = true, .symfs = symfs,
-					 .kallsyms = kallsyms };
+					 .kallsyms = kallsyms, .vmlinux = vmlinux };
 	r = session_input_open(&in, path, &so, &err);
 	if (r < 0) {
 		fprintf(stderr, "c2ctui open: %s\n", err.msg);

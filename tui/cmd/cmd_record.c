@@ -110,7 +110,7 @@ int cmd_record(int argc, char **argv)
 			return 1;
 		}
 	}
-	rc = live_session_new(&ls, cli.output, &cli.opt, "record", cli.cmdline, &err);
+	rc = live_session_new_vmlinux(&ls, cli.output, &cli.opt, cli.vmlinux, "record", cli.cmdline, &err);
 	if (rc < 0) {
 		fprintf(stderr, "c2ctui record: %s\n", err.msg);
 		/* Do not leave a half-made file behind a failed start (but a

@@ -41,6 +41,9 @@ static void usage(FILE *out)
 		"      --tid LIST           only samples of these threads\n"
 		"      --threads            per-thread table: HITM, loads, stores, lines touched, CPUs\n"
 		"      --processes          the same per process\n"
+		"  -k, --vmlinux FILE       importing a perf.data: the kernel image (see import)\n"
+		"      --kallsyms FILE      importing a perf.data: kernel symbols from a kallsyms list\n"
+		"      --symfs DIR          importing a perf.data: look for binaries under DIR\n"
 		"  -h, --help               this text\n"
 		"  --diff BEFORE.db AFTER.db  two sessions matched side by side (see c2ctui diff)\n"
 		"  --types | --layout TYPE | --verdicts | --assign TYPE@ADDR\n"
@@ -107,7 +110,7 @@ static int parse_time(const char *s, uint64_t *from, uint64_t *to)
 enum {
 	OPT_LINES = 256, OPT_FORMAT, OPT_SHOW_ALL, OPT_DOUBLE_CL, OPT_FULL_SYMBOLS, OPT_NO_SOURCE,
 	OPT_STATS, OPT_PHYS_LINES, OPT_TIME, OPT_STDIO, OPT_THREADS, OPT_PROCESSES, OPT_ABS_TIME, OPT_NODE,
-	OPT_PID, OPT_TID,
+	OPT_PID, OPT_TID, OPT_KALLSYMS, OPT_SYMFS,
 };
 
 /* --time is relative to the recording's first sample (what the explorer
@@ -192,9 +195,13 @@ int cmd_report(int argc, char **argv)
 		{ "stdio", no_argument, NULL, OPT_STDIO },
 		{ "threads", no_argument, NULL, OPT_THREADS },
 		{ "processes", no_argument, NULL, OPT_PROCESSES },
+		{ "vmlinux", required_argument, NULL, 'k' },
+		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
+		{ "symfs", required_argument, NULL, OPT_SYMFS },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct session_input_opts so = { .tmp_name = "report" };
 	struct report_opts o = { .display = C2C_DISPLAY_TOT, .format = REPORT_TEXT,
 				 .coalesce = STORE_COALESCE_DEFAULT };
 	const char *input = NULL;
@@ -217,7 +224,7 @@ int cmd_report(int argc, char **argv)
 	}
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:d:c:C:Nh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:d:c:C:k:Nh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			input = optarg;
@@ -304,6 +311,15 @@ int cmd_report(int argc, char **argv)
 		}
 		case OPT_STDIO: /* perf's spelling; the report is always stdio */
 			break;
+		case 'k':
+			so.vmlinux = optarg;
+			break;
+		case OPT_KALLSYMS:
+			so.kallsyms = optarg;
+			break;
+		case OPT_SYMFS:
+			so.symfs = optarg;
+			break;
 		case OPT_THREADS:
 		case OPT_PROCESSES:
 			threads = c == OPT_THREADS ? 1 : 2;
@@ -329,7 +345,6 @@ int cmd_report(int argc, char **argv)
 		return 2;
 	}
 
-	struct session_input_opts so = { .tmp_name = "report" };
 	rc = session_input_open(&in, input, &so, &err);
 	if (rc == -EINTR)
 		rc = c2c_error_set(&err, -EINTR, "%s: interrupted while importing; no report", input);

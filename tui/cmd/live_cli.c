@@ -28,6 +28,9 @@ void live_cli_usage(const char *cmd, FILE *out)
 		"  --no-callchain   tracepoints without kernel call chains\n"
 		"  --sw-event NAME  add a software event (cpu-clock, page-faults, ...)\n"
 		"  --mmap-pages N   ring buffer pages per CPU (power of two, default 512)\n"
+		"  -k, --vmlinux F  the kernel image (ELF, DWARF for file:line) for kernel code;\n"
+		"                   its build-id must be the running kernel's (default: one found\n"
+		"                   by that build-id as perf does, else /proc/kallsyms)\n"
 		"  --sysfs-root DIR read PMUs from DIR/bus/event_source/devices (tests)\n"
 		"  --tracefs DIR    tracefs mount point (default: found in /sys/kernel)\n"
 		"  -q               no notes, only errors and the summary\n"
@@ -162,6 +165,9 @@ int live_cli_parse(struct live_cli *cli, int argc, char **argv, const char *defa
 			if (!rc && (v == 0 || (v & (v - 1)) || v > 65536))
 				rc = c2c_error_set(err, -EINVAL, "--mmap-pages must be a power of two");
 			cli->opt.mmap_pages = (unsigned)v;
+		} else if (!strcmp(a, "-k") || !strcmp(a, "--vmlinux")) {
+			NEED_VAL();
+			cli->vmlinux = val;
 		} else if (!strcmp(a, "--tracefs")) {
 			NEED_VAL();
 			cli->opt.tracefs = val;

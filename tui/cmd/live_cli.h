@@ -15,6 +15,7 @@ struct live_cli {
 	bool force;                  /* -f: replace an existing output */
 	bool quiet;                  /* -q */
 	double duration;             /* -D/--duration seconds, 0 = until stopped */
+	const char *vmlinux;         /* -k/--vmlinux: the kernel image for kernel code */
 	char *cmdline;               /* the whole command line (malloc'd) */
 	pid_t *pids, *tids;          /* malloc'd lists behind opt.pids/opt.tids */
 };

@@ -95,6 +95,7 @@ static int import_stoppable(const char *path, const char *db, const struct sessi
 	io.stop = &import_stop;
 	io.symfs = o->symfs;
 	io.kallsyms = o->kallsyms;
+	io.vmlinux = o->vmlinux;
 	if (o->progress)
 		io.progress = cmd_import_progress;
 	memset(&sa, 0, sizeof(sa));

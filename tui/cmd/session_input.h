@@ -27,6 +27,7 @@ struct session_input_opts {
 	bool progress;                   /* draw the import's progress line (stderr, when a terminal) */
 	const char *symfs;               /* the import's --symfs (NULL: paths as recorded) */
 	const char *kallsyms;            /* the import's --kallsyms (NULL: the default) */
+	const char *vmlinux;             /* the import's -k/--vmlinux (NULL: found by build-id) */
 };
 
 int session_input_open(struct session_input *in, const char *path, const struct session_input_opts *o,

@@ -1015,9 +1015,19 @@ static void broken_files_unresolved(void)
 		CHECK(symtab_addr_mapped(st, 5, 5, C2C_MODE_USER, base));
 	}
 	symtab_free(st);
-	/* A kallsyms file that is not one gives no kernel symbols. */
+	/* A kallsyms file that is not one is refused, saying why; with no
+	 * kallsyms at all, kernel addresses stay unresolved. */
 	struct symtab_options o = { .kallsyms = paths[0] };
-	st = symtab_new(&o, NULL);
+	struct c2c_error err = { 0 };
+	CHECK(symtab_new(&o, &err) == NULL);
+	CHECK(err.code == -EINVAL && strstr(err.msg, "is an ELF file, not a kallsyms list"));
+	o.kallsyms = paths[2];
+	CHECK(symtab_new(&o, &err) == NULL);
+	CHECK(err.code == -EINVAL && strstr(err.msg, "is not a kallsyms list"));
+	snprintf(paths[2], sizeof(paths[2]), "%s/no-such-kallsyms", dir);
+	CHECK(symtab_new(&o, &err) == NULL);
+	CHECK(err.code == -ENOENT && strstr(err.msg, "no-such-kallsyms"));
+	st = symtab_new(NULL, NULL);
 	CHECK(st);
 	struct sym_code c;
 	CHECK(symtab_resolve_ip(st, 0, 0, C2C_MODE_KERNEL, 0xffffffff81000000ull, &c) == 0);
@@ -1067,6 +1077,107 @@ static void lookup_rate(void)
 	symtab_free(st);
 }
 
+/* A vmlinux (tests/kernel/kvm.c linked at 0xffffffff81000000) placed by
+ * the kernel map's "[kernel.kallsyms]_text" pgoff: kernel ips shifted by
+ * KASLR get the image's functions (nm), offsets and lines (addr2line),
+ * data its objects; module maps do not use it; --kallsyms wins over it; an
+ * image of another build is refused by symtab_check_vmlinux. */
+static void vmlinux_kaslr(void)
+{
+	const char *dir = test_tmpdir();
+	char img[600], other[600], lds[4096], src[4096], cmd[20000];
+	/* data_path has one buffer: copied before the next call. */
+	snprintf(lds, sizeof(lds), "%s", data_path("tests/kernel/kernel.lds"));
+	snprintf(src, sizeof(src), "%s", data_path("tests/kernel/kvm.c"));
+	snprintf(img, sizeof(img), "%s/vmlinux", dir);
+	snprintf(other, sizeof(other), "%s/vmlinux.other", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "cc -g -O1 -mcmodel=kernel -fno-pie -no-pie -nostdlib -ffreestanding -static -Wl,--build-id "
+		 "-Wl,-T,'%s' -o '%s' '%s' 2>/dev/null && "
+		 "cc -g -O1 -DOTHER -mcmodel=kernel -fno-pie -no-pie -nostdlib -ffreestanding -static "
+		 "-Wl,--build-id -Wl,-T,'%s' -o '%s' '%s' 2>/dev/null",
+		 lds, img, src, lds, other, src);
+	if (run(cmd) != 0) {
+		test_skip("cannot build the kernel-shaped image (cc -mcmodel=kernel)");
+		return;
+	}
+	/* _text has no size, which nm_addr skips. */
+	snprintf(cmd, sizeof(cmd), "nm '%s' | awk '$3 == \"_text\" { print $1 }'", img);
+	uint64_t text = strtoull(run_line(cmd), NULL, 16), f = nm_addr(img, "vcpu_enter_guest");
+	uint64_t v = nm_addr(img, "vcpu0"), shift = 0x1e00000;
+	CHECK(text == 0xffffffff81000000ull && f > text && v > text);
+	/* The image's build-id, as the recording's BUILD_ID feature has it. */
+	uint8_t bid[20];
+	snprintf(cmd, sizeof(cmd), "readelf -n '%s' | awk '/Build ID/ { print $3 }'", img);
+	char hex[64];
+	snprintf(hex, sizeof(hex), "%s", run_line(cmd));
+	size_t bn = strlen(hex) / 2;
+	CHECK(bn == 20);
+	for (size_t i = 0; i < bn && i < 20; i++)
+		sscanf(hex + 2 * i, "%2hhx", &bid[i]);
+
+	struct symtab_options o = { .vmlinux = img };
+	struct c2c_error err = { 0 };
+	struct symtab *st = symtab_new(&o, &err);
+	CHECK(st);
+	CHECK(symtab_set_build_id(st, "[kernel.kallsyms]", bid, 20) == 0);
+	CHECK(symtab_check_vmlinux(st, &err) == 0);
+	struct c2c_mmap km = { .pid = -1, .cpumode = C2C_MODE_KERNEL, .filename = "[kernel.kallsyms]_text",
+			       .start = text + shift, .len = 0x1000000, .pgoff = text + shift };
+	struct c2c_mmap mod = { .pid = -1, .cpumode = C2C_MODE_KERNEL, .filename = "/lib/modules/kvm.ko",
+				.start = 0xffffffffc0000000ull, .len = 0x10000 };
+	CHECK(symtab_mmap(st, &km) == 0 && symtab_mmap(st, &mod) == 0);
+	struct sym_code c;
+	CHECK(symtab_resolve_ip(st, 7, 7, C2C_MODE_KERNEL, f + shift + 2, &c) == 0);
+	CHECK(c.status == SYM_OK);
+	CHECK_STR(c.function, "vcpu_enter_guest");
+	CHECK_EQ_U64(c.offset, 2);
+	CHECK_STR(c.dso, "[kernel.kallsyms]");
+	snprintf(cmd, sizeof(cmd), "addr2line -e '%s' %#llx | sed 's|.*/||'", img, (unsigned long long)(f + 2));
+	char want[256];
+	snprintf(want, sizeof(want), "%s", run_line(cmd));
+	char got[300];
+	const char *base = c.srcfile ? c.srcfile : "?";
+	if (strrchr(base, '/'))
+		base = strrchr(base, '/') + 1;
+	snprintf(got, sizeof(got), "%s:%u", base, c.line);
+	CHECK_STR(got, want);
+	/* Unshifted, the same ip is somewhere else: no function of the image. */
+	CHECK(symtab_resolve_ip(st, 7, 7, C2C_MODE_KERNEL, f + 2, &c) == 0);
+	CHECK(c.function == NULL || strcmp(c.function, "vcpu_enter_guest") != 0);
+	struct sym_data d;
+	CHECK(symtab_resolve_data(st, 7, 7, C2C_MODE_KERNEL, v + shift + 24, &d) == 0);
+	CHECK(d.status == SYM_OK);
+	CHECK_STR(d.symbol, "vcpu0");
+	CHECK_EQ_U64(d.offset, 24);
+	CHECK_EQ_U64(d.sym_start, v + shift);
+	/* A module address is not the image's. */
+	CHECK(symtab_resolve_ip(st, 7, 7, C2C_MODE_KERNEL, 0xffffffffc0000010ull, &c) == 0);
+	CHECK(c.function == NULL);
+	symtab_free(st);
+
+	/* --kallsyms wins over the image, as in perf. */
+	o.kallsyms = data_path("tests/data/symbols/kallsyms");
+	st = symtab_new(&o, &err);
+	CHECK(st);
+	CHECK(symtab_mmap(st, &km) == 0);
+	CHECK(symtab_resolve_ip(st, 7, 7, C2C_MODE_KERNEL, f + shift + 2, &c) == 0);
+	CHECK(c.function == NULL || strcmp(c.function, "vcpu_enter_guest") != 0);
+	symtab_free(st);
+
+	/* Another build's image: refused, naming the recorded build-id. */
+	o.kallsyms = NULL;
+	o.vmlinux = other;
+	st = symtab_new(&o, &err);
+	CHECK(st);
+	CHECK(symtab_set_build_id(st, "[kernel.kallsyms]", bid, 20) == 0);
+	CHECK(symtab_check_vmlinux(st, &err) == -EINVAL && strstr(err.msg, hex));
+	CHECK(symtab_mmap(st, &km) == 0);
+	CHECK(symtab_resolve_ip(st, 7, 7, C2C_MODE_KERNEL, f + shift + 2, &c) == 0);
+	CHECK(c.function == NULL);
+	symtab_free(st);
+}
+
 TEST_MAIN(
 	TEST_CASE(fork_copies_process_maps),
 	TEST_CASE(threads_share_maps),
@@ -1086,5 +1197,6 @@ TEST_MAIN(
 	TEST_CASE(separate_debuginfo),
 	TEST_CASE(vdso_from_build_id_cache),
 	TEST_CASE(broken_files_unresolved),
+	TEST_CASE(vmlinux_kaslr),
 	TEST_CASE(lookup_rate),
 )
