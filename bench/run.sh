@@ -2,7 +2,7 @@
 # `make bench`: times c2ctui against perf c2c report on the same generated
 # recordings, in the same run, and prints wall time, peak RSS and ratios.
 # Files are generated (build/tools/c2c-gen) into build/bench/. Each run is
-# NAME:SCENARIO:SAMPLES[:C2C-GEN SHAPE OPTIONS]; the default list
+# NAME:SCENARIO:SAMPLES[:C2C-GEN SHAPE OPTIONS, comma-separated]; the default list
 # (BENCH_RUNS) has the bench scenario, a wide shape (2,000 lines, 400 code
 # sites, 24 threads on the first process) at 1M and 10M samples, 2M
 # samples over 100,000 lines, and a lock recording, so a change tuned to
@@ -17,8 +17,8 @@ out=$top/$b/bench
 mkdir -p "$out"
 c2ctui=$top/$b/c2ctui
 gen=$top/$b/tools/c2c-gen
-wide="--lines 2000 --sites 400 --threads 24"
-runs_default="bench:bench:1000000 wide:bench:1000000:$wide lines100k:bench:2000000:--lines 100000
+wide="--lines,2000,--sites,400,--threads,24"
+runs_default="bench:bench:1000000 wide:bench:1000000:$wide lines100k:bench:2000000:--lines,100000
   bench:bench:10000000 wide:bench:10000000:$wide locks:lock-tracepoints:500000"
 [ "${BENCH_QUICK:-0}" = 1 ] && runs_default="bench:bench:1000000 wide:bench:1000000:$wide locks:lock-tracepoints:500000"
 runs=${BENCH_RUNS:-$runs_default}
@@ -41,8 +41,9 @@ row() { printf '%-10s %-9s %-34s %9s %9s %10s %10s\n' "$@"; }
 row shape samples step wall_s rss_MiB "x perf(t)" "x perf(rss)"
 for run in $runs; do
   IFS=: read -r name scen n opts <<<"$run"
-  # shellcheck disable=SC2206 # the shape is a list of options
-  gen_opts=($opts)
+  # the runs are split on white space: a shape's options are joined by commas
+  gen_opts=()
+  [ -n "$opts" ] && IFS=, read -ra gen_opts <<<"$opts"
   f=$out/$name-$n.data
   [ -f "$f" ] || "$gen" --scenario "$scen" --samples "$n" "${gen_opts[@]}" -o "$f" >/dev/null
   # A lock recording is what `perf lock contention` reads; the rest is
