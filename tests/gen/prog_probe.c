@@ -67,7 +67,9 @@ uint64_t prog_probe_sym(struct prog_probe *p, const char *name)
 	exit(1);
 }
 
-uint64_t prog_probe_mem_insn(struct prog_probe *p, const char *fn, int nth)
+/* The nth instruction of fn (lea excluded) with a memory operand that is
+ * read (want 0), written (1) or either (-1). */
+static uint64_t find_mem_insn(struct prog_probe *p, const char *fn, int nth, int want)
 {
 	uint64_t start = prog_probe_sym(p, fn);
 	Elf_Scn *scn = NULL;
@@ -91,19 +93,53 @@ uint64_t prog_probe_mem_insn(struct prog_probe *p, const char *fn, int nth)
 			const cs_x86 *x = &insn[i].detail->x86;
 			if (insn[i].id == X86_INS_LEA)
 				continue;
-			for (int k = 0; k < x->op_count; k++)
-				if (x->operands[k].type == X86_OP_MEM && nth-- == 0) {
+			for (int k = 0; k < x->op_count; k++) {
+				int wr = (x->operands[k].access & CS_AC_WRITE) != 0;
+				if (x->operands[k].type == X86_OP_MEM && (want < 0 || wr == want) &&
+				    nth-- == 0) {
 					uint64_t a = insn[i].address;
 					cs_free(insn, count);
 					cs_close(&cs);
 					return a;
 				}
+			}
 		}
 		if (count)
 			cs_free(insn, count);
 	}
-	fprintf(stderr, "prog_probe: no memory instruction in %s of %s\n", fn, p->path);
+	fprintf(stderr, "prog_probe: no memory %s in %s of %s\n",
+		want < 0 ? "instruction" : want ? "store" : "load", fn, p->path);
 	exit(1);
+}
+
+uint64_t prog_probe_mem_insn(struct prog_probe *p, const char *fn, int nth)
+{
+	return find_mem_insn(p, fn, nth, -1);
+}
+
+uint64_t prog_probe_mem_access(struct prog_probe *p, const char *fn, bool store)
+{
+	return find_mem_insn(p, fn, 0, store ? 1 : 0);
+}
+
+size_t prog_probe_build_id(struct prog_probe *p, uint8_t out[20])
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(p->elf, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		size_t off = 0, noff, doff;
+		GElf_Nhdr nh;
+		while (d && (off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0)
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_descsz <= 20) {
+				memcpy(out, (const uint8_t *)d->d_buf + doff, nh.n_descsz);
+				return nh.n_descsz;
+			}
+	}
+	return 0;
 }
 
 void prog_probe_run(struct prog_probe *p, const char *const *names, uint64_t *vals, int n)

@@ -7,6 +7,8 @@
 #ifndef C2C_TESTS_PROG_PROBE_H
 #define C2C_TESTS_PROG_PROBE_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "tests/gen/perfdata_writer.h"
@@ -21,6 +23,10 @@ uint64_t prog_probe_sym(struct prog_probe *p, const char *name);
 /* File address of the nth (0-based) instruction of fn with a memory operand
  * other than lea (x86-64; exits when there is none). */
 uint64_t prog_probe_mem_insn(struct prog_probe *p, const char *fn, int nth);
+/* The first such instruction that writes (store) or reads memory. */
+uint64_t prog_probe_mem_access(struct prog_probe *p, const char *fn, bool store);
+/* The GNU build-id note's bytes (up to 20; 0 when there is none). */
+size_t prog_probe_build_id(struct prog_probe *p, uint8_t out[20]);
 /* Runs the program once and fills vals[i] from its "names[i] 0x..." output
  * lines (exits when one is missing). */
 void prog_probe_run(struct prog_probe *p, const char *const *names, uint64_t *vals, int n);

@@ -12,95 +12,15 @@
  * (kvm_vcpu_kick) 12, tid 202 increments vcpu0.stat_exits
  * (vcpu_enter_guest) 10 and reads vcpu0.mode (HITM) 8, tid 203 reads
  * vcpu0.cpu (kvm_arch_vcpu_runnable, HITM) 14. */
-#include <capstone/capstone.h>
-#include <fcntl.h>
-#include <gelf.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "tests/gen/perfdata_writer.h"
+#include "tests/gen/prog_probe.h"
 
-static Elf *elf;
-
-static uint64_t sym_value(const char *name)
-{
-	Elf_Scn *scn = NULL;
-
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
-			continue;
-		d = elf_getdata(scn, NULL);
-		for (size_t i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Sym s;
-			const char *n;
-			if (gelf_getsym(d, (int)i, &s) && (n = elf_strptr(elf, sh.sh_link, s.st_name)) &&
-			    !strcmp(n, name))
-				return s.st_value;
-		}
-	}
-	fprintf(stderr, "kernel_perfdata: no symbol %s\n", name);
-	exit(1);
-}
-
-/* Address of the nth instruction of fn with a memory operand. */
-static uint64_t mem_insn(const char *fn, int nth)
-{
-	uint64_t start = sym_value(fn);
-	Elf_Scn *scn = NULL;
-	csh cs;
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
-		exit(1);
-	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		cs_insn *insn;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || start < sh.sh_addr ||
-		    start >= sh.sh_addr + sh.sh_size)
-			continue;
-		Elf_Data *d = elf_getdata(scn, NULL);
-		size_t count = cs_disasm(cs, (const uint8_t *)d->d_buf + (start - sh.sh_addr),
-					 sh.sh_addr + sh.sh_size - start, start, 8, &insn);
-		for (size_t i = 0; i < count; i++) {
-			const cs_x86 *x = &insn[i].detail->x86;
-			for (int k = 0; k < x->op_count; k++)
-				if (x->operands[k].type == X86_OP_MEM && nth-- == 0) {
-					uint64_t a = insn[i].address;
-					cs_free(insn, count);
-					cs_close(&cs);
-					return a;
-				}
-		}
-		if (count)
-			cs_free(insn, count);
-	}
-	fprintf(stderr, "kernel_perfdata: no memory instruction in %s\n", fn);
-	exit(1);
-}
-
-/* The image's build-id note. */
-static size_t build_id(uint8_t out[20])
-{
-	Elf_Scn *scn = NULL;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
-			continue;
-		Elf_Data *d = elf_getdata(scn, NULL);
-		size_t off = 0, noff, doff;
-		GElf_Nhdr nh;
-		while (d && (off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0)
-			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_descsz <= 20) {
-				memcpy(out, (const uint8_t *)d->d_buf + doff, nh.n_descsz);
-				return nh.n_descsz;
-			}
-	}
-	return 0;
-}
+static struct prog_probe *prog;
 
 struct ctx {
 	struct pdw *w;
@@ -145,13 +65,12 @@ int main(int argc, char **argv)
 	for (int i = 3; i + 1 < argc; i++)
 		if (!strcmp(argv[i], "--shift"))
 			shift = strtoull(argv[++i], NULL, 16);
-	elf_version(EV_CURRENT);
-	int fd = open(argv[1], O_RDONLY);
-	if (fd < 0 || !(elf = elf_begin(fd, ELF_C_READ, NULL)) || !(bn = build_id(bid))) {
-		fprintf(stderr, "kernel_perfdata: cannot read %s (or it has no build-id)\n", argv[1]);
+	prog = prog_probe_open(argv[1]);
+	if (!(bn = prog_probe_build_id(prog, bid))) {
+		fprintf(stderr, "kernel_perfdata: %s has no build-id\n", argv[1]);
 		return 1;
 	}
-	uint64_t text = sym_value("_text"), vcpu = sym_value("vcpu0") + shift;
+	uint64_t text = prog_probe_sym(prog, "_text"), vcpu = prog_probe_sym(prog, "vcpu0") + shift;
 	c.w = pdw_new(argv[2], NULL, &err);
 	if (!c.w) {
 		fprintf(stderr, "kernel_perfdata: %s\n", err.msg);
@@ -176,10 +95,10 @@ int main(int argc, char **argv)
 		struct c2c_task tk = { .pid = 200, .ppid = 200, .tid = t, .ptid = 200, .time = sid.time };
 		pdw_fork(c.w, &tk, &sid);
 	}
-	uint64_t ip_kick = mem_insn("kvm_vcpu_kick", 0) + shift;
-	uint64_t ip_exits = mem_insn("vcpu_enter_guest", 0) + shift;
-	uint64_t ip_mode = mem_insn("vcpu_enter_guest", 1) + shift;
-	uint64_t ip_run = mem_insn("kvm_arch_vcpu_runnable", 0) + shift;
+	uint64_t ip_kick = prog_probe_mem_insn(prog, "kvm_vcpu_kick", 0) + shift;
+	uint64_t ip_exits = prog_probe_mem_insn(prog, "vcpu_enter_guest", 0) + shift;
+	uint64_t ip_mode = prog_probe_mem_insn(prog, "vcpu_enter_guest", 1) + shift;
+	uint64_t ip_run = prog_probe_mem_insn(prog, "kvm_arch_vcpu_runnable", 0) + shift;
 	for (int round = 0; round < 2; round++) {
 		sample(&c, 201, 0, ip_kick, vcpu + 8, PDW_ST_L1_HIT, 6);
 		sample(&c, 202, 1, ip_exits, vcpu + 24, PDW_ST_L1_HIT, 5);
@@ -192,7 +111,6 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	printf("shift %#" PRIx64 "\n", shift);
-	elf_end(elf);
-	close(fd);
+	prog_probe_close(prog);
 	return 0;
 }

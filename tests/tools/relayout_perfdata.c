@@ -20,84 +20,21 @@
  *   the same for ctr_table[1] (table_write by tid 106, table_read by 105),
  *     2 each.
  * Load latency (weight): 300 cycles for a HITM, 30 for an L1 hit. */
-#include <capstone/capstone.h>
-#include <fcntl.h>
-#include <gelf.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "collector/types/types.h"
 #include "tests/gen/perfdata_writer.h"
+#include "tests/gen/prog_probe.h"
 
-static const char *bin_path;
-static Elf *elf;
+static struct prog_probe *prog;
 
-static uint64_t sym_value(const char *name)
+/* The first instruction of fn that writes (store) or reads memory. */
+static uint64_t mem_insn(const char *fn, bool store)
 {
-	Elf_Scn *scn = NULL;
-
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
-			continue;
-		d = elf_getdata(scn, NULL);
-		for (size_t i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Sym s;
-			const char *n;
-			if (gelf_getsym(d, (int)i, &s) && (n = elf_strptr(elf, sh.sh_link, s.st_name)) &&
-			    !strcmp(n, name))
-				return s.st_value;
-		}
-	}
-	fprintf(stderr, "relayout_perfdata: no symbol %s in %s\n", name, bin_path);
-	exit(1);
-}
-
-/* File address of fn's first instruction that reads (want_store false) or
- * writes (true) memory through an operand (lea excluded). */
-static uint64_t mem_insn(const char *fn, bool want_store)
-{
-	uint64_t start = sym_value(fn);
-	Elf_Scn *scn = NULL;
-	csh cs;
-
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
-		exit(1);
-	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		cs_insn *insn;
-		size_t count;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || start < sh.sh_addr ||
-		    start >= sh.sh_addr + sh.sh_size)
-			continue;
-		d = elf_getdata(scn, NULL);
-		count = cs_disasm(cs, (const uint8_t *)d->d_buf + (start - sh.sh_addr), 64, start, 0,
-				  &insn);
-		for (size_t i = 0; i < count; i++) {
-			const cs_x86 *x = &insn[i].detail->x86;
-			if (insn[i].id == X86_INS_LEA)
-				continue;
-			for (int k = 0; k < x->op_count; k++) {
-				bool wr = (x->operands[k].access & CS_AC_WRITE) != 0;
-				if (x->operands[k].type == X86_OP_MEM && wr == want_store) {
-					uint64_t a = insn[i].address;
-					cs_free(insn, count);
-					cs_close(&cs);
-					return a;
-				}
-			}
-		}
-		if (count)
-			cs_free(insn, count);
-	}
-	fprintf(stderr, "relayout_perfdata: no memory %s in %s\n", want_store ? "store" : "load", fn);
-	exit(1);
+	return prog_probe_mem_access(prog, fn, store);
 }
 
 static uint64_t member_offset(struct types_db *db, const char *type, const char *member)
@@ -120,29 +57,14 @@ struct runtime {
 /* Runs the program once: it prints where its objects and code live. */
 static void run_binary(struct runtime *rt)
 {
-	char cmd[4200], line[256];
-	FILE *p;
+	static const char *const names[] = { "stats_ctr", "ctr_table", "heap_group", "update_load_avg" };
+	uint64_t v[4];
 
-	snprintf(cmd, sizeof(cmd), "'%s'", bin_path);
-	p = popen(cmd, "r");
-	if (!p)
-		exit(1);
-	while (fgets(line, sizeof(line), p)) {
-		unsigned long long v;
-		if (sscanf(line, "stats_ctr %llx", &v) == 1)
-			rt->global = v;
-		else if (sscanf(line, "ctr_table %llx", &v) == 1)
-			rt->table = v;
-		else if (sscanf(line, "heap_group %llx", &v) == 1)
-			rt->heap = v;
-		else if (sscanf(line, "update_load_avg %llx", &v) == 1)
-			rt->fn = v;
-	}
-	pclose(p);
-	if (!rt->global || !rt->table || !rt->heap || !rt->fn) {
-		fprintf(stderr, "relayout_perfdata: %s did not print its addresses\n", bin_path);
-		exit(1);
-	}
+	prog_probe_run(prog, names, v, 4);
+	rt->global = v[0];
+	rt->table = v[1];
+	rt->heap = v[2];
+	rt->fn = v[3];
 }
 
 struct ctx {
@@ -180,7 +102,6 @@ static void side_band(struct ctx *c, uint64_t base, uint64_t heap)
 	struct c2c_mmap h = { .pid = 100, .tid = 100, .cpumode = C2C_MODE_USER, .prot = 3,
 			      .flags = 2, .start = heap & ~0xfffffULL, .len = 0x200000,
 			      .filename = "[heap]" };
-	size_t nph;
 
 	pdw_comm(c->w, &cm, &sid);
 	for (int32_t t = 101; t <= 106; t++) {
@@ -188,23 +109,7 @@ static void side_band(struct ctx *c, uint64_t base, uint64_t heap)
 		pdw_fork(c->w, &tk, &sid);
 	}
 	/* the binary's segments, as the kernel maps them */
-	elf_getphdrnum(elf, &nph);
-	for (size_t i = 0; i < nph; i++) {
-		GElf_Phdr ph;
-		struct c2c_mmap m = { .pid = 100, .tid = 100, .cpumode = C2C_MODE_USER,
-				      .filename = bin_path, .flags = 2 /* MAP_PRIVATE */ };
-		uint64_t s0, e0;
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		s0 = ph.p_vaddr & ~0xfffULL;
-		e0 = (ph.p_vaddr + ph.p_memsz + 0xfff) & ~0xfffULL;
-		m.start = base + s0;
-		m.len = e0 - s0;
-		m.pgoff = ph.p_offset & ~0xfffULL;
-		m.prot = ((ph.p_flags & PF_R) ? 1 : 0) | ((ph.p_flags & PF_W) ? 2 : 0) |
-			 ((ph.p_flags & PF_X) ? 4 : 0);
-		pdw_mmap2(c->w, &m, &sid);
-	}
+	prog_probe_mmaps(prog, c->w, 100, base, &sid);
 	pdw_mmap2(c->w, &h, &sid);
 }
 
@@ -218,31 +123,25 @@ int main(int argc, char **argv)
 	bool after = false;
 	double seconds = 1;
 	uint64_t base;
-	int fd;
 
 	if (argc < 3) {
 		fprintf(stderr, "usage: relayout_perfdata BINARY OUT.data [--after] [--seconds N]\n");
 		return 2;
 	}
-	bin_path = argv[1];
+	const char *bin_path = argv[1];
 	for (int i = 3; i < argc; i++) {
 		if (!strcmp(argv[i], "--after"))
 			after = true;
 		else if (!strcmp(argv[i], "--seconds") && i + 1 < argc)
 			seconds = atof(argv[++i]);
 	}
-	elf_version(EV_CURRENT);
-	fd = open(bin_path, O_RDONLY);
-	if (fd < 0 || !(elf = elf_begin(fd, ELF_C_READ, NULL))) {
-		fprintf(stderr, "relayout_perfdata: cannot read %s\n", bin_path);
-		return 1;
-	}
+	prog = prog_probe_open(bin_path);
 	if (types_open_dwarf(&db, bin_path, NULL, &err) < 0) {
 		fprintf(stderr, "relayout_perfdata: %s\n", err.msg);
 		return 1;
 	}
 	run_binary(&rt);
-	base = rt.fn - sym_value("update_load_avg");
+	base = rt.fn - prog_probe_sym(prog, "update_load_avg");
 
 	c.w = pdw_new(argv[2], NULL, &err);
 	if (!c.w) {
@@ -306,7 +205,6 @@ int main(int argc, char **argv)
 	}
 	printf("base %#" PRIx64 "\nheap %#" PRIx64 "\nglobal %#" PRIx64 "\n", base, rt.heap, rt.global);
 	types_free(db);
-	elf_end(elf);
-	close(fd);
+	prog_probe_close(prog);
 	return 0;
 }
