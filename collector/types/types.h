@@ -63,6 +63,11 @@ int types_open_dwarf(struct types_db **out, const char *path, const char *debugi
 /* Opens BTF: path NULL means /sys/kernel/btf/vmlinux; a raw BTF blob or an
  * ELF file with a .BTF section is accepted. */
 int types_open_btf(struct types_db **out, const char *path, struct c2c_error *err);
+/* Opens a file by what it holds (types_open.c): raw BTF; an ELF file's
+ * DWARF (types_open_dwarf), else its .BTF section. path NULL means
+ * /sys/kernel/btf/vmlinux. -EINVAL when the file is neither BTF nor ELF. */
+int types_open_file(struct types_db **out, const char *path, const char *debuginfo_dir,
+		    struct c2c_error *err);
 void types_free(struct types_db *db);
 
 enum types_source types_source(const struct types_db *db);

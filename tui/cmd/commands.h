@@ -11,6 +11,8 @@ int cmd_record(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_locks(int argc, char **argv);      /* perf lock contention's tables (tui/cmd/cmd_locks.c) */
 int cmd_sql(int argc, char **argv);        /* read-only SQL over a session, as CSV (tui/cmd/cmd_sql.c) */
+/* `layout TYPE [FILE]`: a struct's layout from BTF/DWARF in pahole's form (tui/cmd/cmd_layout.c). */
+int cmd_layout(int argc, char **argv);
 /* `report --diff BEFORE.db AFTER.db`: the diff as text/CSV/JSON (tui/cmd/cmd_diff.c). */
 int cmd_report_diff(int argc, char **argv);
 /* `report S.db --types | --layout TYPE | --verdicts`: types, layouts and

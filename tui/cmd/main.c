@@ -17,6 +17,7 @@ static const struct {
 	{ "diff",   cmd_diff,   "diff BEFORE.db AFTER.db                    compare two sessions" },
 	{ "locks",  cmd_locks,  "locks S.db|perf.data [-t|-l] [-k KEY] [...]   perf lock contention's tables" },
 	{ "report", cmd_report, "report S.db [--format text|csv|json]       tables without the TUI" },
+	{ "layout", cmd_layout, "layout TYPE [FILE] [--format text|json]    a struct's layout from BTF/DWARF, as pahole prints it" },
 	{ "sql",    cmd_sql,    "sql S.db 'SELECT ...'                      your own query over the session, as CSV" },
 };
 
