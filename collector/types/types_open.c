@@ -5,8 +5,40 @@
 #include "collector/types/types.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+
+/* Whether the ELF file has a .BTF section: asked before libbpf, which
+ * would print its own complaint on stderr. */
+static bool elf_has_btf(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	Elf *elf;
+	bool found = false;
+
+	if (fd < 0)
+		return false;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && elf_getshdrstrndx(elf, &shstrndx) == 0) {
+		while (!found && (scn = elf_nextscn(elf, scn))) {
+			GElf_Shdr sh;
+			const char *name;
+			if (!gelf_getshdr(scn, &sh))
+				continue;
+			name = elf_strptr(elf, shstrndx, sh.sh_name);
+			found = name && !strcmp(name, ".BTF") && sh.sh_type != SHT_NOBITS;
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	return found;
+}
 
 int types_open_file(struct types_db **out, const char *path, const char *debuginfo_dir,
 		    struct c2c_error *err)
@@ -37,7 +69,7 @@ int types_open_file(struct types_db **out, const char *path, const char *debugin
 		return rc;
 	}
 	/* no DWARF anywhere: a .BTF section will do */
-	if (types_open_btf(out, path, NULL) == 0)
+	if (elf_has_btf(path) && types_open_btf(out, path, NULL) == 0)
 		return 0;
 	return c2c_error_set(err, -ENOENT, "%s; it has no .BTF section either", dwarf_err.msg);
 }
