@@ -362,8 +362,8 @@ bool layout_boundary_text(const struct layout *l, size_t i, uint32_t *last_line,
 	if (a % ls == 0)
 		snprintf(buf, len, "/* --- cacheline %u boundary (%lld bytes) --- */", line, at);
 	else
-		snprintf(buf, len, "/* --- cacheline %u boundary (%lld bytes) was %llu bytes ago --- */",
-			 line, at, (unsigned long long)(a % ls));
+		snprintf(buf, len, "/* --- cacheline %u boundary (%lld bytes) was %llu byte%s ago --- */",
+			 line, at, (unsigned long long)(a % ls), a % ls == 1 ? "" : "s");   /* pahole's "1 byte" */
 	return true;
 }
 
