@@ -195,6 +195,12 @@ if command -v tmux >/dev/null; then
     tui_key / && tui_type stats_ctr && tui_key Enter && tui_key Enter
     if tui_wait_text "Layout of struct counters" && tui_screen | grep -E '^writes ' | grep -qF 'moved 1>0'; then
       ok "$T: tui: writes marked moved"; else nok "$T: tui: writes marked moved"; tui_screen | sed 's/^/#   /'; fi
+    # C: code by function; group_account's stores 30 -> 10 from the same function
+    tui_key Escape && tui_key C
+    expect diff_relayout_functions
+    if tui_screen | grep -E '^group_account ' | grep -qE '30>10 +-20 '; then
+      ok "$T: tui: group_account's stores fall 30>10"; else
+      nok "$T: tui: group_account's stores fall 30>10"; tui_screen | sed 's/^/#   /'; fi
     tui_quit
     if [ "$TUI_STATUS" = 0 ]; then ok "$T: q exits 0"; else nok "$T: q exits 0" "status ${TUI_STATUS:-?}"; fi
     tui_stop

@@ -30,7 +30,21 @@ if step start tui_start 120 32 -- "$C2CTUI" diff before.db after.db; then
   step layout tui_key Enter && expect diff_layout
   step before tui_key Enter && expect diff_layout_before
   step back tui_key Escape && step after tui_key Tab && expect diff_layout_after
-  step back2 tui_key Escape Escape && step down tui_key Down && expect diff_lines_cursor
+  step back2 tui_key Escape Escape
+  # C: code by function before > after, each number the one report --diff prints
+  step funcs tui_key C && expect diff_functions
+  funcs_ok=1 nfuncs=0
+  while IFS='|' read -r fn st; do
+    [ -n "$fn" ] || continue
+    nfuncs=$((nfuncs + 1))
+    tui_screen | grep -F -- "$fn" | grep -qF -- "$st" || { funcs_ok=0; echo "# $fn: stores $st not on the screen"; }
+  done < <("$C2CTUI" report --diff before.db after.db |
+           awk '/^Code by function/{on=1; getline; next} on && NF==0{on=0} on{
+                  for (i = 1; i <= NF; i++) if ($i == "->") { n++; if (n == 3) { print $1 "|" $(i-1) ">" $(i+1); break } } n=0 }')
+  [ "$nfuncs" -ge 5 ] || { funcs_ok=0; echo "# only $nfuncs functions read from report --diff"; }
+  if [ "$funcs_ok" = 1 ]; then ok "$T: functions view equals report --diff's stores"; else
+    nok "$T: functions view equals report --diff's stores" "see above"; fi
+  step funcs-back tui_key Escape && step down tui_key Down && expect diff_lines_cursor
   step search tui_key / && step search-type tui_type global && step search-enter tui_key Enter &&
     expect diff_search_global
   # by hand: 'a' on the heap line lists the structs; Enter assigns one to

@@ -98,6 +98,8 @@
 	KEY("assign", TK_ENTER, ASSIGN) \
 	ACTION(DIFF_LAYOUTS, "layouts", "The line's type in both builds, side by side") \
 		KEY("diff", TK_ENTER, DIFF_LAYOUTS) \
+	ACTION(DIFF_FUNCTIONS, "code by function", "Each function's sites, loads, stores and HITM before > after") \
+		KEY("diff", 'C', DIFF_FUNCTIONS) \
 	ACTION(BEFORE_LAYOUT, "before", "The before build's layout of the type (statistics, flags, proposal)") \
 		KEY("difflayout", TK_ENTER, BEFORE_LAYOUT) \
 	ACTION(AFTER_LAYOUT, "after", "The after build's layout of the type") \

@@ -41,6 +41,7 @@ struct explorer;
 	KIND(ASSIGN, view_assign_ops) \
 	KIND(DIFF, view_diff_ops) \
 	KIND(DIFF_LAYOUT, view_diff_layout_ops) \
+	KIND(DIFF_FUNCS, view_diff_funcs_ops) \
 	KIND(LOCKS, view_locks_ops) \
 	KIND(LOCK, view_lock_ops) \
 	KIND(LOCK_STACK, view_lock_stack_ops)

@@ -191,7 +191,7 @@ static void diff_title(struct view *v, char *buf, size_t size)
 		len = c2c_appendf(buf, size, 0, "[before: %s session, after: %s session] ",
 				  r->before.status.state_name, r->after.status.state_name);
 	c2c_appendf(buf, size, len, "Diff: %zu lines; before %.2f s %llu HITM, after %.2f s %llu HITM "
-		 "[Enter: layout before|after, a: assign type]", r->nlines, r->before.seconds,
+		 "[Enter: layout before|after, C: code by function, a: assign type]", r->nlines, r->before.seconds,
 		 (unsigned long long)r->before.hitm, r->after.seconds,
 		 (unsigned long long)r->after.hitm);
 }
@@ -257,6 +257,13 @@ static enum view_result diff_action(struct view *v, enum action act, struct view
 
 	if (act == ACT_ASSIGN)
 		return assign_line(v, reply);
+	if (act == ACT_DIFF_FUNCTIONS) {
+		static struct view_diff_arg fa;   /* the functions view borrows this result */
+		fa = *(const struct view_diff_arg *)v->q.arg;
+		fa.result = r;
+		view_reply_push(reply, VK_DIFF_FUNCS)->arg = &fa;
+		return VIEW_HANDLED | VIEW_PUSH;
+	}
 	if (act != ACT_ENTER && act != ACT_DIFF_LAYOUTS)
 		return VIEW_UNHANDLED;
 	if (!row_line(v, v->table.cursor, NULL))
