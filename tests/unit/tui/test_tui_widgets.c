@@ -282,6 +282,7 @@ static void test_keymap(void)
 	CHECK_STR(buf, "Tab");
 	/* Enter and Tab in the layout and diff views have their own actions. */
 	CHECK(keymap_lookup("diff", TK_ENTER) == ACT_DIFF_LAYOUTS);
+	CHECK(keymap_lookup("diff", 'C') == ACT_DIFF_FUNCTIONS);
 	CHECK(keymap_lookup("difflayout", TK_TAB) == ACT_AFTER_LAYOUT);
 	CHECK(keymap_lookup("layout", TK_ENTER) == ACT_MEMBER_SITE);
 	/* Every perf c2c note names a key that does its action in the lines
