@@ -436,6 +436,21 @@ static struct kimage *kimage_get(struct store *st, struct bins *b)
 			 path, path == meta ? " (recorded at import)" : "", strerror(errno));
 		return k;
 	}
+	/* the image of another build names the wrong types: refused as the
+	 * import refuses a -k of another build */
+	char want[48] = "";
+	if (store_get_meta(st, STORE_META_VMLINUX_BID, want, sizeof(want)) > 0) {
+		uint8_t bid[20];
+		char hex[41] = "";
+		size_t bn = symtab_file_build_id(path, bid);
+		for (size_t i = 0; i < bn; i++)
+			snprintf(hex + 2 * i, 3, "%02x", bid[i]);
+		if (strcmp(hex, want)) {
+			snprintf(k->why, sizeof(k->why), "kernel heap: %.60s is not the kernel recorded (build-id %.12s...)",
+				 path, want);
+			return k;
+		}
+	}
 	if (!(k->e = bin_get(b, path, false))) {
 		snprintf(k->why, sizeof(k->why), "kernel heap: %.60s has no DWARF (-k); BTF has no variable locations",
 			 path);
