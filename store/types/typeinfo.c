@@ -127,7 +127,8 @@ struct bin {
 /* The kernel image for kernel samples, looked up once per pass. */
 struct kimage {
 	bool tried;
-	struct bin *e;           /* its DWARF, NULL when there is none */
+	size_t bin;              /* its DWARF: bins.v[bin - 1] (an index: v moves as it
+	                            grows), 0 when there is none */
 	uint64_t shift;          /* KASLR: run-time address - address in the image */
 	char why[128];           /* why kernel heap samples stay unresolved (e NULL) */
 };
@@ -417,7 +418,7 @@ static struct kimage *kimage_get(struct store *st, struct bins *b)
 	char meta[4200] = "", abs[PATH_MAX], ref[256] = "";
 	const char *path = b->o ? b->o->vmlinux : NULL;
 	uint64_t pgoff = 0;
-	struct c2c_error e = { 0 };
+	struct c2c_error ce = { 0 };
 	sqlite3_stmt *s;
 
 	if (k->tried)
@@ -451,7 +452,8 @@ static struct kimage *kimage_get(struct store *st, struct bins *b)
 			return k;
 		}
 	}
-	if (!(k->e = bin_get(b, path, false))) {
+	struct bin *e = bin_get(b, path, false);
+	if (!e) {
 		snprintf(k->why, sizeof(k->why), "kernel heap: %.60s has no DWARF (-k); BTF has no variable locations",
 			 path);
 		return k;
@@ -465,11 +467,20 @@ static struct kimage *kimage_get(struct store *st, struct bins *b)
 		}
 		sqlite3_finalize(s);
 	}
-	if (ref[0] && pgoff && symtab_kernel_shift(path, ref, pgoff, &k->shift, &e) < 0) {
-		snprintf(k->why, sizeof(k->why), "kernel heap: %.100s", e.msg);
-		k->e = NULL;
+	if (ref[0] && pgoff && symtab_kernel_shift(path, ref, pgoff, &k->shift, &ce) < 0) {
+		snprintf(k->why, sizeof(k->why), "kernel heap: %.100s", ce.msg);
+		return k;
 	}
+	k->bin = (size_t)(e - b->v) + 1;
 	return k;
+}
+
+/* The kernel image's DWARF (NULL: none); valid until the next bin_get. */
+static struct bin *kimage_bin(struct store *st, struct bins *b)
+{
+	struct kimage *k = kimage_get(st, b);
+
+	return k->bin ? &b->v[k->bin - 1] : NULL;
 }
 
 /* a: the global of type at start (an image's address) holding off. */
@@ -513,21 +524,22 @@ static void kernel_attr(struct store *st, struct bins *b, uint64_t ip, uint64_t 
 			uint64_t doff, struct types_db **dbo, struct types_attr *a, struct typeinfo_stats *out)
 {
 	struct kimage *k = kimage_get(st, b);
+	struct bin *ke = kimage_bin(st, b);
 	struct types_attr t;
 
-	if (k->e) {
+	if (ke) {
 		uint32_t type;
 		uint64_t start;
 		const char *name = NULL;
-		if (types_var_at(k->e->db, addr - k->shift, &type, &start, &name) == 0 &&
-		    global_typed(k->e->db, type, addr - k->shift - start, addr, name, a) == 0) {
-			*dbo = k->e->db;
+		if (types_var_at(ke->db, addr - k->shift, &type, &start, &name) == 0 &&
+		    global_typed(ke->db, type, addr - k->shift - start, addr, name, a) == 0) {
+			*dbo = ke->db;
 			return;
 		}
 		memset(a, 0, sizeof(*a));
 		out->heap_tried++;
-		attribute_cached(k->e, ip - k->shift, addr, a);
-		*dbo = k->e->db;
+		attribute_cached(ke, ip - k->shift, addr, a);
+		*dbo = ke->db;
 		if (a->how != TYPES_HOW_NONE)
 			return;
 	}
@@ -536,7 +548,7 @@ static void kernel_attr(struct store *st, struct bins *b, uint64_t ip, uint64_t 
 		*a = t;
 		return;
 	}
-	if (!k->e) {
+	if (!ke) {
 		memset(a, 0, sizeof(*a));
 		snprintf(a->why, sizeof(a->why), "%s", k->why);
 	}
@@ -636,7 +648,7 @@ out:
 
 /* Finds a struct by name in the given binary, or the session's binaries,
  * or BTF. */
-static struct types_db *find_type(struct bins *b, struct maps *m, const char *binary,
+static struct types_db *find_type(struct store *st, struct bins *b, struct maps *m, const char *binary,
 				  const char *name, uint32_t *id)
 {
 	struct bin *e;
@@ -654,6 +666,10 @@ static struct types_db *find_type(struct bins *b, struct maps *m, const char *bi
 		if (e && (*id = types_find(e->db, name)))
 			return e->db;
 	}
+	/* the kernel image's DWARF (kernel heap objects), then BTF */
+	e = kimage_bin(st, b);
+	if (e && (*id = types_find(e->db, name)))
+		return e->db;
 	e = bin_get(b, b->o ? b->o->btf_path : NULL, true);
 	if (e && (*id = types_find(e->db, name)))
 		return e->db;
@@ -665,7 +681,7 @@ static int apply_one(struct store *st, struct bins *b, struct maps *m, uint64_t 
 		     struct c2c_error *err)
 {
 	uint32_t id = 0;
-	struct types_db *db = find_type(b, m, binary, tname, &id);
+	struct types_db *db = find_type(st, b, m, binary, tname, &id);
 	const struct types_type *t;
 	sqlite3_stmt *sel, *ins;
 	int rc;
@@ -840,6 +856,10 @@ int typeinfo_struct_names(struct store *st, const struct typeinfo_opts *o, const
 		if ((e = bin_get(&b, m.v[i].file, false)))
 			types_each_struct(e->db, name_cb, &c);
 	}
+	/* the kernel image's DWARF: the types of kernel heap objects */
+	struct bin *ke = kimage_bin(st, &b);
+	if (ke)
+		types_each_struct(ke->db, name_cb, &c);
 	if (kernel || !m.n) {
 		struct bin *e = bin_get(&b, o ? o->btf_path : NULL, true);
 		if (e && kernel)
