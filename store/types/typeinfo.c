@@ -429,9 +429,15 @@ static struct kimage *kimage_get(struct store *st, struct bins *b)
 		path = meta;
 	if (!path)
 		return k;
-	/* -k as the user spelled it: relative to the working directory */
-	if (path != meta && path[0] != '/' && realpath(path, abs))
-		path = abs;
+	/* -k as perf reads it: relative under --symfs, else the working directory */
+	if (path != meta && path[0] != '/') {
+		if (b->o && b->o->symfs && *b->o->symfs) {
+			snprintf(abs, sizeof(abs), "%s/%s", b->o->symfs, path);
+			path = abs;
+		} else if (realpath(path, abs)) {
+			path = abs;
+		}
+	}
 	if (access(path, R_OK) != 0) {
 		snprintf(k->why, sizeof(k->why), "kernel heap: vmlinux %.60s%s: %s (give one with -k)",
 			 path, path == meta ? " (recorded at import)" : "", strerror(errno));

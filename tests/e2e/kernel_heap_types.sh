@@ -105,6 +105,19 @@ else
 	skip "$T: -k with another build's image" "cannot build it"
 fi
 
+# -k with --symfs (perf's rule): a relative image under the symfs, for a
+# session and for a perf.data imported first; another build sits in ./img.
+if [ -e vmlinux.other ]; then
+	rm -rf root && mkdir root && cp vmlinux root/img && cp vmlinux.other img
+	"$C2CTUI" report --symfs "$PWD/root" -k img --types k.db >symfs1.txt 2>&1
+	"$C2CTUI" report --symfs "$PWD/root" -k img --types k.data >symfs2.txt 2>&1
+	if grep -qF "$want_heap" symfs1.txt && grep -qF "$want_heap" symfs2.txt; then
+		ok "$T: -k relative under --symfs, for a session and a perf.data"
+	else
+		nok "$T: -k under --symfs" "$(tr '\n' '|' <symfs1.txt | tail -c 200) / $(tr '\n' '|' <symfs2.txt | tail -c 200)"
+	fi
+fi
+
 # diff: heap objects are matched by type (their addresses differ between runs).
 "$C2CTUI" report --diff k.db k.db --format text >diff.txt 2>diff.err
 "$C2CTUI" diff -k vmlinux --format text k.db k.db >diffk.txt 2>&1
