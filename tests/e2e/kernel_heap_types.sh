@@ -170,3 +170,30 @@ else
 	fi
 	chmod 755 ro
 fi
+
+# record -k: the session remembers the image too (an image with this
+# kernel's build-id, so that the -k check lets it through; no PMU needed).
+hostbid=$(python3 -c '
+import struct
+d = open("/sys/kernel/notes", "rb").read()
+o = 0
+while o + 12 <= len(d):
+    n, s, t = struct.unpack_from("<III", d, o)
+    de = o + 12 + ((n + 3) & ~3)
+    if t == 3 and d[o + 12:o + 15] == b"GNU":
+        print(d[de:de + s].hex())
+        break
+    o = de + ((s + 3) & ~3)' 2>/dev/null)
+if [ -z "$hostbid" ] || ! cc -g -O1 -mcmodel=kernel -fno-pie -no-pie -nostdlib -ffreestanding -static \
+	-Wl,--build-id=0x"$hostbid" -Wl,-T,"$C2C_TOP/tests/kernel/kernel.lds" -o hostimg "$C2C_TOP/tests/kernel/kvm.c" 2>/dev/null; then
+	skip "$T: record -k records the image" "no readable /sys/kernel/notes build-id"
+elif ! timeout 60 "$C2CTUI" record -k hostimg -D 1 -o rec.db >/dev/null 2>rec.err; then
+	skip "$T: record -k records the image" "record failed here: $(head -c 200 rec.err)"
+else
+	got=$("$C2CTUI" sql rec.db "SELECT group_concat(value, ' ') FROM (SELECT value FROM meta WHERE key IN ('vmlinux', 'vmlinux_build_id') ORDER BY key)" 2>/dev/null | tail -1 | tr -d '"')
+	if [ "$got" = "$PWD/hostimg $hostbid" ]; then
+		ok "$T: record -k records the image and its build-id in the session"
+	else
+		nok "$T: record -k records the image" "meta '$got', want '$PWD/hostimg $hostbid'"
+	fi
+fi
