@@ -130,7 +130,7 @@ struct kimage {
 	size_t bin;              /* its DWARF: bins.v[bin - 1] (an index: v moves as it
 	                            grows), 0 when there is none */
 	uint64_t shift;          /* KASLR: run-time address - address in the image */
-	char why[128];           /* why kernel heap samples stay unresolved (e NULL) */
+	char why[128];           /* why kernel heap samples stay unresolved (bin 0) */
 };
 
 struct bins {
@@ -439,8 +439,8 @@ static struct kimage *kimage_get(struct store *st, struct bins *b)
 		}
 	}
 	if (access(path, R_OK) != 0) {
-		snprintf(k->why, sizeof(k->why), "kernel heap: vmlinux %.60s%s: %s (give one with -k)",
-			 path, path == meta ? " (recorded at import)" : "", strerror(errno));
+		snprintf(k->why, sizeof(k->why), "kernel heap: vmlinux %.48s%s: %s (give one with -k)",
+			 path, path == meta ? " (recorded in the session)" : "", strerror(errno));
 		return k;
 	}
 	/* the image of another build names the wrong types: refused as the

@@ -133,7 +133,7 @@ mv vmlinux vmlinux.moved
 rc=$?
 mv vmlinux.moved vmlinux
 if [ $rc -eq 0 ] && grep -qF "Kernel heap samples attributed to a member: 0 of 44" moved.txt &&
-	grep -q "kernel heap: vmlinux $PWD/vmlinux (recorded at import): No such file" moved.txt; then
+	grep -q "kernel heap: vmlinux $PWD/vmlinux (recorded in the session): No such file" moved.txt; then
 	ok "$T: image moved away: heap samples unresolved, saying the recorded image is gone"
 else
 	nok "$T: image moved away" "exit $rc: $(tr '\n' '|' <moved.txt | head -c 300) $(head -c 200 moved.err)"
