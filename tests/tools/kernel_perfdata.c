@@ -6,19 +6,31 @@
  * and PERF_RECORD_MISC_KERNEL samples at the real (shifted) instructions
  * of its functions touching the shared vcpu0.
  *
- *   kernel_perfdata VMLINUX OUT.data [--shift HEX]   (default 0x2a00000)
+ *   kernel_perfdata VMLINUX OUT.data [--shift HEX] [--heap]   (default 0x2a00000)
  *
  * Workload (pid 200 "qemu-kvm"): tid 201 writes vcpu0.requests
  * (kvm_vcpu_kick) 12, tid 202 increments vcpu0.stat_exits
  * (vcpu_enter_guest) 10 and reads vcpu0.mode (HITM) 8, tid 203 reads
- * vcpu0.cpu (kvm_arch_vcpu_runnable, HITM) 14. */
+ * vcpu0.cpu (kvm_arch_vcpu_runnable, HITM) 14.
+ *
+ * --heap adds the same accesses to HEAP_OBJS heap vcpus (direct-map
+ * addresses HEAP_BASE + k * 0x40, no data symbol: only the instruction's
+ * register and the image's DWARF type them), per object: requests stored
+ * 3 times (tid 201), stat_exits stored 2 (tid 202), mode loaded 2 (tid
+ * 202, HITM), cpu loaded 4 (tid 203, HITM). With 4 objects: 12, 8, 8, 16;
+ * 44 samples. */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tests/gen/perfdata_writer.h"
 #include "tests/gen/prog_probe.h"
+
+/* Kernel heap objects: the x86-64 direct map (page_offset_base). */
+#define HEAP_BASE 0xffff888100000000ULL
+#define HEAP_OBJS 4
 
 static struct prog_probe *prog;
 
@@ -55,6 +67,7 @@ int main(int argc, char **argv)
 	struct pdw_sid sid = { 0 };
 	struct ctx c = { 0 };
 	uint64_t shift = 0x2a00000;
+	bool heap = false;
 	uint8_t bid[20];
 	size_t bn;
 
@@ -62,9 +75,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: kernel_perfdata VMLINUX OUT.data [--shift HEX]\n");
 		return 2;
 	}
-	for (int i = 3; i + 1 < argc; i++)
-		if (!strcmp(argv[i], "--shift"))
+	for (int i = 3; i < argc; i++)
+		if (!strcmp(argv[i], "--shift") && i + 1 < argc)
 			shift = strtoull(argv[++i], NULL, 16);
+		else if (!strcmp(argv[i], "--heap"))
+			heap = true;
 	prog = prog_probe_open(argv[1]);
 	if (!(bn = prog_probe_build_id(prog, bid))) {
 		fprintf(stderr, "kernel_perfdata: %s has no build-id\n", argv[1]);
@@ -104,6 +119,14 @@ int main(int argc, char **argv)
 		sample(&c, 202, 1, ip_exits, vcpu + 24, PDW_ST_L1_HIT, 5);
 		sample(&c, 202, 1, ip_mode, vcpu, PDW_LD_LCL_HITM, 4);
 		sample(&c, 203, 2, ip_run, vcpu + 16, PDW_LD_LCL_HITM, 7);
+		pdw_finished_round(c.w);
+	}
+	for (int k = 0; heap && k < HEAP_OBJS; k++) {
+		uint64_t o = HEAP_BASE + (uint64_t)k * 0x40;
+		sample(&c, 201, 0, ip_kick, o + 8, PDW_ST_L1_HIT, 3);
+		sample(&c, 202, 1, ip_exits, o + 24, PDW_ST_L1_HIT, 2);
+		sample(&c, 202, 1, ip_mode, o, PDW_LD_LCL_HITM, 2);
+		sample(&c, 203, 2, ip_run, o + 16, PDW_LD_LCL_HITM, 4);
 		pdw_finished_round(c.w);
 	}
 	if (pdw_close(c.w, &err) < 0) {
