@@ -25,6 +25,11 @@ uint64_t prog_probe_sym(struct prog_probe *p, const char *name);
 uint64_t prog_probe_mem_insn(struct prog_probe *p, const char *fn, int nth);
 /* The first such instruction that writes (store) or reads memory. */
 uint64_t prog_probe_mem_access(struct prog_probe *p, const char *fn, bool store);
+/* The first instruction of fn (within its symbol's size) whose memory operand is
+ * base register + disp, no index (a member of the object a register points
+ * to), that writes it (store) or reads it (a read-modify-write such as
+ * `lock add` counts as both); exits when there is none. */
+uint64_t prog_probe_member_access(struct prog_probe *p, const char *fn, int64_t disp, bool store);
 /* The GNU build-id note's bytes (up to 20; 0 when there is none). */
 size_t prog_probe_build_id(struct prog_probe *p, uint8_t out[20]);
 /* Runs the program once and fills vals[i] from its "names[i] 0x..." output
