@@ -56,7 +56,7 @@ kernel_image() {
 kernel_sites() {
   awk '/\[k\]/ { a = ""; f = ""; s = "";
     for (i = 1; i <= NF; i++) {
-      if ($i ~ /^0xffffffff8/ && a == "" && i > 6) a = $i
+      if ($i ~ /^0xffffffff[89a-f]/ && a == "" && i > 6) a = $i
       if ($i == "[k]") f = $(i + 1)
       if ($i ~ /^[^ ]+:[0-9]+$/) s = $i
     }
