@@ -107,6 +107,8 @@ const char *store_data_path(const struct store *st);
 #define STORE_META_STOP_REASON   "stop_reason"    /* why the producer stopped early (one sentence) */
 #define STORE_META_WRITER_PID    "writer_pid"     /* the process that created the session */
 #define STORE_META_WRITER_HOST   "writer_host"    /* and its host */
+#define STORE_META_VMLINUX       "vmlinux"        /* the kernel image the import used (absolute path) */
+#define STORE_META_VMLINUX_BID   "vmlinux_build_id" /* its build-id note, hex ("" none) */
 
 int store_set_meta(struct store *st, const char *key, const char *value, struct c2c_error *err);
 /* Copies the value into buf (NUL-terminated, truncated to size). Returns

@@ -114,6 +114,12 @@ struct sym_dso *sym_vmlinux_get(struct sym_vmlinux *v, const struct sym_elf_opts
 /* enum sym_status of the given file once sym_vmlinux_get ran, its path. */
 int sym_vmlinux_given_status(const struct sym_vmlinux *v);
 const char *sym_vmlinux_given(const struct sym_vmlinux *v);
+/* The file of the image opened (as read: under symfs), NULL when none. */
+const char *sym_vmlinux_path(const struct sym_vmlinux *v);
+/* KASLR: the run-time address of the kernel map's reference symbol
+ * (ref_addr, the pgoff of "[kernel.kallsyms]REF") minus REF's value in the
+ * image. False (shift 0) when the image has no such symbol. */
+bool sym_kaslr_shift(struct sym_dso *img, const char *ref, uint64_t ref_addr, uint64_t *shift);
 
 /* ---- DWARF of one binary (sym_dwarf.c) -------------------------------- */
 

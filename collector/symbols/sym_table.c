@@ -569,10 +569,7 @@ static struct sym_dso *kernel_image(struct symtab *st, const struct sym_map *map
 		return NULL;
 	const struct feat_bid *f = feat_bid_find(st, st->kernel_name);
 	struct sym_dso *d = sym_vmlinux_get(st->vmlinux, &st->eo, f ? f->bid : NULL, f ? f->size : 0);
-	uint64_t at;
-	*shift = 0;
-	if (d && st->kref_name && st->kref_addr && sym_dso_symbol_value(d, st->kref_name, &at))
-		*shift = st->kref_addr - at;
+	sym_kaslr_shift(d, st->kref_name, st->kref_addr, shift);
 	return d;
 }
 
@@ -799,6 +796,14 @@ struct sym_dso *symtab_dso_by_path(struct symtab *st, const char *path)
 	if (d)
 		sym_dso_load(d, &st->eo);
 	return d;
+}
+
+const char *symtab_kernel_image(struct symtab *st, uint8_t bid[20], size_t *bn)
+{
+	struct sym_dso *d = kernel_image(st, NULL, &(uint64_t){ 0 });
+
+	*bn = d ? sym_dso_file_build_id(d, bid) : 0;
+	return d ? sym_vmlinux_path(st->vmlinux) : NULL;
 }
 
 int symtab_check_vmlinux(struct symtab *st, struct c2c_error *err)

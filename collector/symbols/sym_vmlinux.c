@@ -20,7 +20,9 @@ struct sym_vmlinux {
 	char *given;             /* -k FILE (absolute), NULL: search by build-id */
 	char *osrelease;         /* the recording's uname -r (NULL: this host's) */
 	bool tried;
+	char found_buf[4200];    /* the file last tried (the one opened, once dso is set) */
 	struct sym_dso *dso;     /* the image opened (owned), NULL when none */
+	char *path;              /* its path (owned), NULL when none */
 	int status;              /* enum sym_status of the given file */
 };
 
@@ -57,6 +59,7 @@ void sym_vmlinux_free(struct sym_vmlinux *v)
 	if (!v)
 		return;
 	sym_dso_free(v->dso);
+	free(v->path);
 	free(v->given);
 	free(v->osrelease);
 	free(v);
@@ -96,6 +99,7 @@ static void search(struct sym_vmlinux *v, const struct sym_elf_opts *o, const ui
 	for (size_t i = 0; o->debug_dirs && o->debug_dirs[i] && !v->dso; i++) {
 		snprintf(p, sizeof(p), "%s/.build-id/%.2s/%s.debug", o->debug_dirs[i], hex, hex + 2);
 		v->dso = try_image(p, o, bid, bn, true, &st);
+		snprintf(v->found_buf, sizeof(v->found_buf), "%s%s", o->symfs ? o->symfs : "", p);
 	}
 	/* perf's vmlinux_path__init, with the recording's release. */
 	static const char *const fmts[] = {
@@ -105,6 +109,7 @@ static void search(struct sym_vmlinux *v, const struct sym_elf_opts *o, const ui
 	for (size_t i = 0; rel && i < sizeof(fmts) / sizeof(fmts[0]) && !v->dso; i++) {
 		snprintf(p, sizeof(p), fmts[i], rel);
 		v->dso = try_image(p, o, bid, bn, true, &st);
+		snprintf(v->found_buf, sizeof(v->found_buf), "%s%s", o->symfs ? o->symfs : "", p);
 	}
 }
 
@@ -118,10 +123,55 @@ struct sym_dso *sym_vmlinux_get(struct sym_vmlinux *v, const struct sym_elf_opts
 		as_is.symfs = "";
 		if (v->given)
 			v->dso = try_image(v->given, &as_is, bid, bn, false, &v->status);
+		if (v->given)
+			snprintf(v->found_buf, sizeof(v->found_buf), "%s", v->given);
 		else if (bn)
 			search(v, o, bid, bn);
+		if (v->dso && !(v->path = strdup(v->found_buf))) {
+			sym_dso_free(v->dso);
+			v->dso = NULL;
+		}
 	}
 	return v->dso;
+}
+
+const char *sym_vmlinux_path(const struct sym_vmlinux *v)
+{
+	return v->dso ? v->path : NULL;
+}
+
+bool sym_kaslr_shift(struct sym_dso *img, const char *ref, uint64_t ref_addr, uint64_t *shift)
+{
+	uint64_t at;
+
+	*shift = 0;
+	if (!img || !ref || !*ref || !ref_addr || !sym_dso_symbol_value(img, ref, &at))
+		return false;
+	/* unsigned: kernel addresses have the top bit set, the shift wraps
+	 * the same way the ip - shift that undoes it does */
+	*shift = ref_addr - at;
+	return true;
+}
+
+int symtab_kernel_shift(const char *image, const char *ref, uint64_t ref_addr, uint64_t *shift,
+			struct c2c_error *err)
+{
+	static const char *const no_dirs[] = { NULL };
+	struct sym_elf_opts o = { .symfs = "", .debug_dirs = no_dirs };
+	struct sym_dso *d = sym_dso_new(image, NULL, 0);
+	int rc = 0;
+
+	*shift = 0;
+	if (!d)
+		return c2c_error_set(err, -ENOMEM, "out of memory");
+	sym_dso_load(d, &o);
+	if (sym_dso_status(d) != SYM_OK)
+		rc = c2c_error_set(err, -ENOENT, "%s: cannot be read as an ELF image", image);
+	else if (!sym_kaslr_shift(d, ref ? ref : "_text", ref_addr, shift))
+		rc = c2c_error_set(err, -ENOENT, "%s has no symbol %s to place it by", image,
+				   ref ? ref : "_text");
+	sym_dso_free(d);
+	return rc;
 }
 
 int sym_vmlinux_given_status(const struct sym_vmlinux *v)

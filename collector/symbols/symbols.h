@@ -79,6 +79,21 @@ bool symtab_same_host(const char *hostname, const char *osrelease);
  * that is not the recorded kernel's. */
 int symtab_check_vmlinux(struct symtab *st, struct c2c_error *err);
 
+/* The kernel image used for kernel addresses (the -k file, or the one
+ * found by the recorded build-id), as a path to read it again (under
+ * symfs), with its build-id note in bid (*bn: its size, 0 none). NULL when
+ * there is none (or --kallsyms was given). Tries to open it when no kernel
+ * address asked yet. */
+const char *symtab_kernel_image(struct symtab *st, uint8_t bid[20], size_t *bn);
+
+/* KASLR, as the symbolizer places a vmlinux: the kernel map
+ * "[kernel.kallsyms]REF" has REF's run-time address as its pgoff
+ * (ref_addr); the shift is that minus REF's value in image (ref NULL:
+ * "_text"). A kernel address a is a - shift in the image. Returns 0, or
+ * -ENOENT/-ENOMEM with one line in err (unreadable image, no REF). */
+int symtab_kernel_shift(const char *image, const char *ref, uint64_t ref_addr, uint64_t *shift,
+			struct c2c_error *err);
+
 /* The running kernel's build-id (/sys/kernel/notes), for live collection
  * to check a vmlinux against as an import checks the recorded one.
  * Returns its size, 0 when unknown. */

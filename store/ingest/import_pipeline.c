@@ -339,6 +339,26 @@ int import_write_header(struct perfdata *pd, struct store *st, struct ingest *in
 	return r;
 }
 
+/* The kernel image the import named kernel code with (-k, or found by
+ * build-id), so that reading the session later (types of kernel heap
+ * objects need its DWARF) finds it without -k. */
+static int write_vmlinux(struct pipeline *pl, struct c2c_error *err)
+{
+	uint8_t bid[20];
+	size_t bn = 0;
+	char hex[41] = "";
+	const char *path = symtab_kernel_image(ingest_symtab(pl->in), bid, &bn);
+	int r;
+
+	if (!path)
+		return 0;
+	for (size_t i = 0; i < bn && i < 20; i++)
+		snprintf(hex + 2 * i, 3, "%02x", bid[i]);
+	if ((r = store_set_meta(pl->st, STORE_META_VMLINUX, path, err)) < 0)
+		return r;
+	return store_set_meta(pl->st, STORE_META_VMLINUX_BID, hex, err);
+}
+
 int import_pipeline_run(struct perfdata *pd, struct store *st, const struct import_options *opt,
 			struct import_result *result, struct c2c_error *err)
 {
@@ -411,6 +431,8 @@ int import_pipeline_run(struct perfdata *pd, struct store *st, const struct impo
 	}
 	show_progress(&pl, true);
 	if ((!header_done && (r = write_header(&pl, err)) < 0) || (header_done && (r = write_events(&pl, err)) < 0))
+		goto out;
+	if ((r = write_vmlinux(&pl, err)) < 0)
 		goto out;
 
 	const struct perfdata_stats *ps = perfdata_stats(pd);

@@ -5,13 +5,16 @@
 #include "store/types/typeinfo.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "collector/c2c/c2c.h"
+#include "collector/symbols/symbols.h"
 #include "collector/types/insn.h"
 #include "store/base/base.h"
 #include "store/types/typeinfo_schema.h"
@@ -121,9 +124,18 @@ struct bin {
 	bool failed;
 };
 
+/* The kernel image for kernel samples, looked up once per pass. */
+struct kimage {
+	bool tried;
+	struct bin *e;           /* its DWARF, NULL when there is none */
+	uint64_t shift;          /* KASLR: run-time address - address in the image */
+	char why[128];           /* why kernel heap samples stay unresolved (e NULL) */
+};
+
 struct bins {
 	struct bin *v;
 	size_t n, cap;
+	struct kimage k;
 	const struct typeinfo_opts *o;
 	char saved[32][128];     /* type names whose layout is in the session */
 	unsigned nsaved;
@@ -393,6 +405,76 @@ static void attribute_cached(struct bin *e, uint64_t pc, uint64_t addr, struct t
 		a->object = addr - a->offset;
 }
 
+#define KHEAP_NO_DWARF "kernel heap: needs a vmlinux with DWARF (-k); BTF has no variable locations"
+
+/* The kernel image: -k, else the one the import used (meta), with its
+ * KASLR shift from the session's kernel map, exactly as the symbolizer
+ * places it (symtab_kernel_shift). A missing image or one without DWARF
+ * leaves why for the kernel heap samples. */
+static struct kimage *kimage_get(struct store *st, struct bins *b)
+{
+	struct kimage *k = &b->k;
+	char meta[4200] = "", abs[PATH_MAX], ref[256] = "";
+	const char *path = b->o ? b->o->vmlinux : NULL;
+	uint64_t pgoff = 0;
+	struct c2c_error e = { 0 };
+	sqlite3_stmt *s;
+
+	if (k->tried)
+		return k;
+	k->tried = true;
+	snprintf(k->why, sizeof(k->why), "%s", KHEAP_NO_DWARF);
+	if (!path && store_get_meta(st, STORE_META_VMLINUX, meta, sizeof(meta)) > 0)
+		path = meta;
+	if (!path)
+		return k;
+	/* -k as the user spelled it: relative to the working directory */
+	if (path != meta && path[0] != '/' && realpath(path, abs))
+		path = abs;
+	if (access(path, R_OK) != 0) {
+		snprintf(k->why, sizeof(k->why), "kernel heap: vmlinux %.60s%s: %s (give one with -k)",
+			 path, path == meta ? " (recorded at import)" : "", strerror(errno));
+		return k;
+	}
+	if (!(k->e = bin_get(b, path, false))) {
+		snprintf(k->why, sizeof(k->why), "kernel heap: %.60s has no DWARF (-k); BTF has no variable locations",
+			 path);
+		return k;
+	}
+	/* The latest kernel map: "[kernel.kallsyms]_text" at the run-time _text. */
+	if (sqlite3_prepare_v2(st->db, "SELECT filename, pgoff FROM maps WHERE pid = -1 AND filename LIKE"
+			       " '[kernel.kallsyms]%' ORDER BY id DESC LIMIT 1", -1, &s, NULL) == SQLITE_OK) {
+		if (sqlite3_step(s) == SQLITE_ROW) {
+			snprintf(ref, sizeof(ref), "%s", col_str(s, 0) + strlen("[kernel.kallsyms]"));
+			pgoff = (uint64_t)sqlite3_column_int64(s, 1);
+		}
+		sqlite3_finalize(s);
+	}
+	if (ref[0] && pgoff && symtab_kernel_shift(path, ref, pgoff, &k->shift, &e) < 0) {
+		snprintf(k->why, sizeof(k->why), "kernel heap: %.100s", e.msg);
+		k->e = NULL;
+	}
+	return k;
+}
+
+/* a: the global of type at start (an image's address) holding off. */
+static int global_typed(struct types_db *db, uint32_t type, uint64_t off, uint64_t addr, const char *name,
+			struct types_attr *a)
+{
+	while (types_get(db, type) && types_get(db, type)->kind == TYPES_QUAL)
+		type = types_get(db, type)->ref;
+	if (types_resolve(db, type, off, &a->hit) < 0)
+		return -ENOENT;
+	a->how = TYPES_HOW_GLOBAL;
+	a->type = type;
+	a->offset = off;
+	a->object = addr - off;
+	snprintf(a->var, sizeof(a->var), "%s", name ? name : "");
+	/* `struct x table[16]`: the element is the object, its type the layout */
+	types_attr_element(db, a);
+	return 0;
+}
+
 static int global_from_dsym(struct bins *b, const char *dso, const char *name, uint64_t off,
 			    uint64_t addr, bool kernel, struct types_db **dbo, struct types_attr *a)
 {
@@ -403,19 +485,46 @@ static int global_from_dsym(struct bins *b, const char *dso, const char *name, u
 
 	if (!e || !name || types_var_by_name(e->db, name, &type, &start) < 0)
 		return -ENOENT;
-	while (types_get(e->db, type) && types_get(e->db, type)->kind == TYPES_QUAL)
-		type = types_get(e->db, type)->ref;
-	if (types_resolve(e->db, type, off, &a->hit) < 0)
+	if (global_typed(e->db, type, off, addr, name, a) < 0)
 		return -ENOENT;
-	a->how = TYPES_HOW_GLOBAL;
-	a->type = type;
-	a->offset = off;
-	a->object = addr - off;
-	snprintf(a->var, sizeof(a->var), "%s", name);
-	/* `struct x table[16]`: the element is the object, its type the layout */
-	types_attr_element(e->db, a);
 	*dbo = e->db;
 	return 0;
+}
+
+/* A kernel sample: with the image's DWARF, the global at the address,
+ * else the sampled instruction (pc and globals at - shift), as for user
+ * space; then a global named by the data symbol in BTF; else why. */
+static void kernel_attr(struct store *st, struct bins *b, uint64_t ip, uint64_t addr, const char *dname,
+			uint64_t doff, struct types_db **dbo, struct types_attr *a, struct typeinfo_stats *out)
+{
+	struct kimage *k = kimage_get(st, b);
+	struct types_attr t;
+
+	if (k->e) {
+		uint32_t type;
+		uint64_t start;
+		const char *name = NULL;
+		if (types_var_at(k->e->db, addr - k->shift, &type, &start, &name) == 0 &&
+		    global_typed(k->e->db, type, addr - k->shift - start, addr, name, a) == 0) {
+			*dbo = k->e->db;
+			return;
+		}
+		memset(a, 0, sizeof(*a));
+		out->heap_tried++;
+		attribute_cached(k->e, ip - k->shift, addr, a);
+		*dbo = k->e->db;
+		if (a->how != TYPES_HOW_NONE)
+			return;
+	}
+	memset(&t, 0, sizeof(t));
+	if (global_from_dsym(b, NULL, dname, doff, addr, true, dbo, &t) == 0) {
+		*a = t;
+		return;
+	}
+	if (!k->e) {
+		memset(a, 0, sizeof(*a));
+		snprintf(a->why, sizeof(a->why), "%s", k->why);
+	}
 }
 
 /* Applies the manual assignments (they win over automatic answers). */
@@ -457,14 +566,14 @@ int typeinfo_attribute(struct store *st, const struct typeinfo_opts *o, struct t
 
 		memset(&a, 0, sizeof(a));
 		out->samples++;
-		if (global_from_dsym(&b, ddso, dname, doff, addr, kernel, &db, &a) < 0) {
-			const struct map *mp = kernel ? NULL : map_find(&m, pid, ip);
+		if (kernel) {
+			kernel_attr(st, &b, ip, addr, dname, doff, &db, &a, out);
+		} else if (global_from_dsym(&b, ddso, dname, doff, addr, kernel, &db, &a) < 0) {
+			const struct map *mp = map_find(&m, pid, ip);
 			struct bin *e = mp ? bin_get(&b, mp->file, false) : NULL;
 			uint64_t pc;
 
-			if (kernel) {
-				snprintf(a.why, sizeof(a.why), "kernel code: no vmlinux DWARF to decode with");
-			} else if (!mp) {
+			if (!mp) {
 				snprintf(a.why, sizeof(a.why), "code address in no file-backed map");
 			} else if (!e) {
 				snprintf(a.why, sizeof(a.why), "no debug info for %.100s", mp->file);
@@ -1252,4 +1361,50 @@ int typeinfo_line_object(struct store *st, uint64_t line_addr, char *type, size_
 bool typeinfo_present(struct store *st)
 {
 	return has_table(st, "type_attr");
+}
+
+int typeinfo_query_kernel(struct store *st, struct typeinfo_kernel_stats *out, struct c2c_error *err)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	/* heap: neither a global nor a stack variable, and no data symbol
+	 * (the symbolizer names an address outside every symbol by its map,
+	 * "[kernel.kallsyms]") */
+	rc = prep(st, &s,
+		  "SELECT count(*), coalesce(sum(how != 0), 0), coalesce(sum(heap), 0),"
+		  " coalesce(sum(heap AND how IN (2, 4) AND coalesce(member, '') != ''), 0)"
+		  " FROM (SELECT t.how, t.member, t.how NOT IN (1, 3) AND"
+		  "  (d.name IS NULL OR d.name = '' OR d.name LIKE '[%') AS heap"
+		  "  FROM type_attr t JOIN samples s ON s.id = t.sample_id LEFT JOIN dsyms d ON d.id = s.dsym"
+		  "  WHERE s.cpumode = ?)",
+		  err);
+	if (rc < 0)
+		return rc;
+	sqlite3_bind_int(s, 1, C2C_MODE_KERNEL);
+	if (sqlite3_step(s) == SQLITE_ROW) {
+		out->samples = (uint64_t)sqlite3_column_int64(s, 0);
+		out->attributed = (uint64_t)sqlite3_column_int64(s, 1);
+		out->heap = (uint64_t)sqlite3_column_int64(s, 2);
+		out->heap_member = (uint64_t)sqlite3_column_int64(s, 3);
+	} else {
+		rc = store_sqlerr(st, err, "counting kernel samples");
+	}
+	sqlite3_finalize(s);
+	if (rc < 0 || out->samples == out->attributed)
+		return rc;
+	rc = prep(st, &s,
+		  "SELECT t.why, count(*) AS n FROM type_attr t JOIN samples s ON s.id = t.sample_id"
+		  " WHERE s.cpumode = ? AND t.how = 0 GROUP BY t.why ORDER BY n DESC, t.why LIMIT 1",
+		  err);
+	if (rc < 0)
+		return rc;
+	sqlite3_bind_int(s, 1, C2C_MODE_KERNEL);
+	if (sqlite3_step(s) == SQLITE_ROW) {
+		snprintf(out->why, sizeof(out->why), "%s", col_str(s, 0) ? col_str(s, 0) : "");
+		out->why_n = (uint64_t)sqlite3_column_int64(s, 1);
+	}
+	sqlite3_finalize(s);
+	return 0;
 }

@@ -28,6 +28,11 @@
 struct typeinfo_opts {
 	const char *debuginfo_dir;  /* --debuginfo DIR (NULL: build-id paths only) */
 	const char *btf_path;       /* kernel types (NULL: /sys/kernel/btf/vmlinux) */
+	/* The kernel image for kernel samples (-k/--vmlinux): with DWARF its
+	 * instructions and variables attribute kernel heap objects and
+	 * globals as for user space, placed by the session's kernel map
+	 * (KASLR). NULL: the one the import used (session meta "vmlinux"). */
+	const char *vmlinux;
 	bool no_insn;               /* skip instruction decoding */
 };
 
@@ -63,6 +68,17 @@ int typeinfo_save_assignment(struct store *st, uint64_t base, const char *type_n
  * (one block: free(*names) releases the strings too). */
 int typeinfo_struct_names(struct store *st, const struct typeinfo_opts *o, const char *filter,
 			  char ***names, size_t *n, struct c2c_error *err);
+
+/* Kernel samples in the attribution: all of them, those attributed (any
+ * way), the kernel heap samples (not a global nor a stack variable: no
+ * data symbol) and those of them attributed to a member. */
+struct typeinfo_kernel_stats {
+	uint64_t samples, attributed;
+	uint64_t heap, heap_member;
+	char why[128];              /* the most frequent reason a kernel sample stayed unresolved */
+	uint64_t why_n;
+};
+int typeinfo_query_kernel(struct store *st, struct typeinfo_kernel_stats *out, struct c2c_error *err);
 
 /* Types with attributed samples, by HITM descending. */
 struct typeinfo_type_row {

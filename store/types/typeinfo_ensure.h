@@ -16,6 +16,7 @@ int typeinfo_ensure(struct store *st, const struct typeinfo_opts *o, struct c2c_
 struct typeinfo_open_opts {
 	bool attribute;             /* attribute when missing (else read as it is) */
 	const char *debuginfo_dir;  /* where separate debug files are (NULL: none) */
+	const char *vmlinux;        /* -k/--vmlinux (NULL: the image the import used) */
 };
 
 /* Opens the session at path read-only for the type views. With

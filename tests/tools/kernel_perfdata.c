@@ -6,13 +6,21 @@
  * and PERF_RECORD_MISC_KERNEL samples at the real (shifted) instructions
  * of its functions touching the shared vcpu0.
  *
- *   kernel_perfdata VMLINUX OUT.data [--shift HEX]   (default 0x2a00000)
+ *   kernel_perfdata VMLINUX OUT.data [--shift HEX] [--heap]   (default 0x2a00000)
  *
  * Workload (pid 200 "qemu-kvm"): tid 201 writes vcpu0.requests
  * (kvm_vcpu_kick) 12, tid 202 increments vcpu0.stat_exits
  * (vcpu_enter_guest) 10 and reads vcpu0.mode (HITM) 8, tid 203 reads
- * vcpu0.cpu (kvm_arch_vcpu_runnable, HITM) 14. */
+ * vcpu0.cpu (kvm_arch_vcpu_runnable, HITM) 14.
+ *
+ * --heap adds the same accesses to HEAP_OBJS heap vcpus (direct-map
+ * addresses HEAP_BASE + k * 0x40, no data symbol: only the instruction's
+ * register and the image's DWARF type them), per object: requests stored
+ * 3 times (tid 201), stat_exits stored 2 (tid 202), mode loaded 2 (tid
+ * 202, HITM), cpu loaded 4 (tid 203, HITM). With 4 objects: 12, 8, 8, 16;
+ * 44 samples. */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,19 +28,26 @@
 #include "tests/gen/kernel_rec.h"
 #include "tests/gen/prog_probe.h"
 
+/* Kernel heap objects: the x86-64 direct map (page_offset_base). */
+#define HEAP_BASE 0xffff888100000000ULL
+#define HEAP_OBJS 4
+
 int main(int argc, char **argv)
 {
 	struct kernel_rec k = { 0 };
 	struct prog_probe *prog;
 	uint64_t shift = 0x2a00000;
+	bool heap = false;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: kernel_perfdata VMLINUX OUT.data [--shift HEX]\n");
+		fprintf(stderr, "usage: kernel_perfdata VMLINUX OUT.data [--shift HEX] [--heap]\n");
 		return 2;
 	}
-	for (int i = 3; i + 1 < argc; i++)
-		if (!strcmp(argv[i], "--shift"))
+	for (int i = 3; i < argc; i++)
+		if (!strcmp(argv[i], "--shift") && i + 1 < argc)
 			shift = strtoull(argv[++i], NULL, 16);
+		else if (!strcmp(argv[i], "--heap"))
+			heap = true;
 	prog = prog_probe_open(argv[1]);
 	kernel_rec_open(&k, "kernel_perfdata", prog, argv[2], shift, 1, 4, "kernel-test");
 	kernel_rec_side_band(&k, prog, 200, "qemu-kvm", 201, 3);
@@ -46,6 +61,14 @@ int main(int argc, char **argv)
 		kernel_rec_sample(&k, 202, 1, ip_exits, vcpu + 24, PDW_ST_L1_HIT, 150, 5);
 		kernel_rec_sample(&k, 202, 1, ip_mode, vcpu, PDW_LD_LCL_HITM, 150, 4);
 		kernel_rec_sample(&k, 203, 2, ip_run, vcpu + 16, PDW_LD_LCL_HITM, 150, 7);
+		kernel_rec_round(&k);
+	}
+	for (int n = 0; heap && n < HEAP_OBJS; n++) {
+		uint64_t o = HEAP_BASE + (uint64_t)n * 0x40;
+		kernel_rec_sample(&k, 201, 0, ip_kick, o + 8, PDW_ST_L1_HIT, 150, 3);
+		kernel_rec_sample(&k, 202, 1, ip_exits, o + 24, PDW_ST_L1_HIT, 150, 2);
+		kernel_rec_sample(&k, 202, 1, ip_mode, o, PDW_LD_LCL_HITM, 150, 2);
+		kernel_rec_sample(&k, 203, 2, ip_run, o + 16, PDW_LD_LCL_HITM, 150, 4);
 		kernel_rec_round(&k);
 	}
 	kernel_rec_close(&k);

@@ -14,6 +14,7 @@
 
 #include "collector/layout/layout.h"
 #include "store/types/typeinfo_ensure.h"
+#include "tui/cmd/session_input.h"
 
 static void print_line(void *ctx, const char *text)
 {
@@ -34,22 +35,47 @@ static void report_usage(FILE *out)
 		"                      (saved in the session when it is writable; every view and\n"
 		"                      report uses it)\n"
 		"  --debuginfo DIR     where separate debug files are\n"
+		"  -k, --vmlinux FILE  the kernel image (with DWARF: kernel heap objects get their\n"
+		"                      type and member); default: the one the import used\n"
+		"  --kallsyms FILE, --symfs DIR  importing a perf.data (see import)\n"
 		"  --no-attribute      use the session's attribution as it is\n");
 }
 
-static int open_attributed(const char *path, bool attribute, const char *dbgdir, struct store **out,
-			   struct c2c_error *err)
+/* A session read-only as it is, or a perf.data imported first (with the
+ * import's -k/--kallsyms/--symfs), attributed for this run when it holds
+ * no attribution (the file is never changed). */
+static int open_attributed(struct session_input *in, const char *path, bool attribute, const char *dbgdir,
+			   const struct session_input_opts *so, struct c2c_error *err)
 {
-	struct typeinfo_open_opts o = { .attribute = attribute, .debuginfo_dir = dbgdir };
-	int arc, rc;
+	struct typeinfo_opts o = { .debuginfo_dir = dbgdir, .vmlinux = so->vmlinux };
+	int rc;
 
-	rc = typeinfo_open(path, &o, out, &arc, err, err);
-	if (rc == 0 && arc < 0) {
-		store_close(*out);
-		*out = NULL;
-		return arc;
-	}
+	if ((rc = session_input_open(in, path, so, err)) < 0)
+		return rc;
+	if (attribute && (rc = typeinfo_ensure(in->store, &o, err)) < 0)
+		session_input_close(in);
 	return rc;
+}
+
+/* Kernel samples: how many were attributed, and the share of kernel heap
+ * samples (no data symbol: only the instruction and the image's DWARF can
+ * type them) that reached a member. Nothing without kernel samples. */
+static int report_kernel(struct store *st, struct c2c_error *err)
+{
+	struct typeinfo_kernel_stats k;
+
+	if (typeinfo_query_kernel(st, &k, err) < 0)
+		return -1;
+	if (!k.samples)
+		return 0;
+	printf("\nKernel samples: %llu, attributed %llu (%.1f%%)\n", (unsigned long long)k.samples,
+	       (unsigned long long)k.attributed, 100.0 * (double)k.attributed / (double)k.samples);
+	printf("Kernel heap samples attributed to a member: %llu of %llu (%.1f%%)\n",
+	       (unsigned long long)k.heap_member, (unsigned long long)k.heap,
+	       k.heap ? 100.0 * (double)k.heap_member / (double)k.heap : 0.0);
+	if (k.why_n)
+		printf("Kernel samples unresolved: %llu: %s\n", (unsigned long long)k.why_n, k.why);
+	return 0;
 }
 
 static int report_types(struct store *st, struct c2c_error *err)
@@ -72,7 +98,7 @@ static int report_types(struct store *st, struct c2c_error *err)
 		       (unsigned long long)rows[i].by_how[TYPES_HOW_STACK],
 		       (unsigned long long)rows[i].by_how[TYPES_HOW_MANUAL]);
 	free(rows);
-	return 0;
+	return report_kernel(st, err);
 }
 
 /* --sort verdict: false sharing first (what a layout change fixes), then
@@ -192,18 +218,23 @@ int cmd_report_types(int argc, char **argv)
 		{ "assign", required_argument, NULL, 'S' },
 		{ "sort", required_argument, NULL, 'o' },
 		{ "input", required_argument, NULL, 'i' },
+		{ "vmlinux", required_argument, NULL, 'k' },
+		{ "kallsyms", required_argument, NULL, 'K' },
+		{ "symfs", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *layout = NULL, *against = NULL, *dbgdir = NULL, *input = NULL, *assign = NULL;
 	bool types = false, verdicts = false, attribute = true, sort_verdict = false;
 	struct store *st;
+	struct session_input in;
+	struct session_input_opts so = { .tmp_name = "report" };
 	struct c2c_error err = { 0 };
 	int c, rc = 0;
 
 	optind = 1;
 	opterr = 1;
-	while ((c = getopt_long(argc, argv, "hi:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hi:k:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 't': types = true; break;
 		case 'l': layout = optarg; break;
@@ -213,6 +244,9 @@ int cmd_report_types(int argc, char **argv)
 		case 'A': attribute = false; break;
 		case 'i': input = optarg; break;
 		case 'S': assign = optarg; break;
+		case 'k': so.vmlinux = optarg; break;
+		case 'K': so.kallsyms = optarg; break;
+		case 'F': so.symfs = optarg; break;
 		case 'o':
 			if (!strcmp(optarg, "verdict"))
 				sort_verdict = true;
@@ -231,37 +265,38 @@ int cmd_report_types(int argc, char **argv)
 		report_usage(stderr);
 		return 2;
 	}
-	if (open_attributed(input, attribute, dbgdir, &st, &err) < 0) {
+	if (open_attributed(&in, input, attribute, dbgdir, &so, &err) < 0) {
 		fprintf(stderr, "c2ctui report: %s\n", err.msg);
 		return 1;
 	}
+	st = in.store;
 	if (assign) {
 		/* TYPE@ADDR: the object at ADDR is a TYPE (saved in the session) */
 		char type[128];
 		const char *at = strrchr(assign, '@');
 		char *end;
 		unsigned long long base;
-		struct typeinfo_opts o = { .debuginfo_dir = dbgdir };
+		struct typeinfo_opts o = { .debuginfo_dir = dbgdir, .vmlinux = so.vmlinux };
 		if (!at || at == assign || (size_t)(at - assign) >= sizeof(type)) {
 			fprintf(stderr, "c2ctui report: --assign wants TYPE@ADDRESS\n");
-			store_close(st);
+			session_input_close(&in);
 			return 2;
 		}
 		base = strtoull(at + 1, &end, 0);
 		if (end == at + 1 || *end) {
 			fprintf(stderr, "c2ctui report: bad address in --assign %s\n", assign);
-			store_close(st);
+			session_input_close(&in);
 			return 2;
 		}
 		snprintf(type, sizeof(type), "%.*s", (int)(at - assign), assign);
 		if (typeinfo_assign(st, base, type, NULL, &o, &err) < 0) {
 			fprintf(stderr, "c2ctui report: %s\n", err.msg);
-			store_close(st);
+			session_input_close(&in);
 			return 1;
 		}
 		/* The report itself reads only; the assignment the user asked
 		 * for is saved beside what it computed, when the file allows. */
-		bool saved = typeinfo_save(input, base, type, NULL, &err) == 0;
+		bool saved = !in.imported && typeinfo_save(input, base, type, NULL, &err) == 0;
 		printf("assigned %s to the object at %#llx (%s)\n", type, base,
 		       saved ? "saved in the session" : "read-only: kept for this run");
 	}
@@ -279,6 +314,6 @@ int cmd_report_types(int argc, char **argv)
 	}
 	if (rc < 0)
 		fprintf(stderr, "c2ctui report: %s\n", err.msg);
-	store_close(st);
+	session_input_close(&in);
 	return rc < 0 ? 1 : 0;
 }
