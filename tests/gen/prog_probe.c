@@ -122,8 +122,35 @@ static uint64_t find_mem_insn(struct prog_probe *p, const char *fn, int nth, int
 	exit(1);
 }
 
+/* The 64-bit general register a register is part of, numbered ax bx cx dx
+ * si di bp sp then r8..r15 (0..15), or -1: "edi", "di" and "dil" are rdi. */
+static int gpr64(csh cs, unsigned reg)
+{
+	static const char *const base[] = { "ax", "bx", "cx", "dx", "si", "di", "bp", "sp" };
+	const char *n = cs_reg_name(cs, reg);
+	char b[3] = { 0 };
+
+	if (!n)
+		return -1;
+	if (n[0] == 'r' && n[1] >= '0' && n[1] <= '9')
+		return atoi(n + 1);
+	if ((n[0] == 'r' || n[0] == 'e') && strlen(n) == 3)
+		n++;
+	b[0] = n[0];
+	b[1] = n[1] == 'l' || n[1] == 'h' ? 'x' : n[1];
+	if (!strcmp(n, "sil") || !strcmp(n, "dil") || !strcmp(n, "bpl") || !strcmp(n, "spl"))
+		b[1] = n[1];
+	for (int i = 0; i < 8; i++)
+		if (!strcmp(b, base[i]))
+			return i;
+	return -1;
+}
+
 uint64_t prog_probe_member_access(struct prog_probe *p, const char *fn, int64_t disp, bool store)
 {
+	/* registers holding the first argument: rdi and its copies, in a
+	 * straight-line reading of the function (as the attribution tracks) */
+	uint32_t obj = 1u << 5;
 	uint64_t size, start = sym_lookup(p, fn, &size);
 	Elf_Scn *scn = NULL;
 	csh cs;
@@ -146,12 +173,13 @@ uint64_t prog_probe_member_access(struct prog_probe *p, const char *fn, int64_t 
 				  &insn);
 		for (size_t i = 0; i < count; i++) {
 			const cs_x86 *x = &insn[i].detail->x86;
-			if (insn[i].id == X86_INS_LEA)
-				continue;
-			for (int k = 0; k < x->op_count; k++) {
+			cs_regs rd, wrs;
+			uint8_t nrd = 0, nwr = 0;
+			for (int k = 0; insn[i].id != X86_INS_LEA && k < x->op_count; k++) {
 				const cs_x86_op *o = &x->operands[k];
 				bool wr = (o->access & CS_AC_WRITE) != 0;
-				if (o->type == X86_OP_MEM && o->mem.base != X86_REG_RIP &&
+				int b = o->type == X86_OP_MEM ? gpr64(cs, o->mem.base) : -1;
+				if (b >= 0 && (obj >> b & 1) &&
 				    o->mem.index == X86_REG_INVALID && o->mem.disp == disp &&
 				    (store ? wr : (o->access & CS_AC_READ) != 0)) {
 					uint64_t a = insn[i].address;
@@ -160,6 +188,18 @@ uint64_t prog_probe_member_access(struct prog_probe *p, const char *fn, int64_t 
 					return a;
 				}
 			}
+			/* a 64-bit register copy of the object keeps it; any other
+			 * write to a register holding it ends that */
+			if (insn[i].id == X86_INS_MOV && x->op_count == 2 && x->operands[0].type == X86_OP_REG &&
+			    x->operands[1].type == X86_OP_REG && insn[i].detail->x86.operands[0].size == 8 &&
+			    gpr64(cs, x->operands[1].reg) >= 0 && (obj >> gpr64(cs, x->operands[1].reg) & 1)) {
+				obj |= 1u << gpr64(cs, x->operands[0].reg);
+				continue;
+			}
+			if (cs_regs_access(cs, &insn[i], rd, &nrd, wrs, &nwr) == CS_ERR_OK)
+				for (int k = 0; k < nwr; k++)
+					if (gpr64(cs, wrs[k]) >= 0)
+						obj &= ~(1u << gpr64(cs, wrs[k]));
 		}
 		if (count)
 			cs_free(insn, count);
