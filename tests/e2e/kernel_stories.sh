@@ -158,3 +158,124 @@ row "tg_load_skip: by function: update_tg_load_avg stores and HITM fall" tgs.fun
 	"matched" "120 -> 60 (-60)" "240 -> 60 (-180)" "120 -> 60 (-60)" "60/60 -> 30/30"
 row "tg_load_skip: by function: tg_rt_se HITM falls" tgs.funcs "  tg_rt_se " "30 -> 30 (+0)" "30 -> 15 (-15)"
 row "tg_load_skip: by function: tg_parent_shares HITM falls" tgs.funcs "  tg_parent_shares " "30 -> 15 (-15)"
+
+# --- members: --types, --verdicts, --layout, diff -------------------------
+# Kernel heap samples are typed through each image's DWARF (report -k IMG on
+# the recording; the sessions keep the image they were imported with, so
+# the diff types each side with its own build).
+"$C2CTUI" report -k se_before --types se_before.data >se_before.types 2>&1
+if ! grep -q '^struct sched_entity ' se_before.types; then
+	skip "$T: members" "kernel heap attribution not merged: report -k --types names no type ($(tail -1 se_before.types))"
+	exit 0
+fi
+# types PREFIX IMG ROW SHARE: the type's row and the share of kernel heap
+# samples attributed to a member
+types() {
+	local p=$1 img=$2 want=$3 share=$4
+	[ -s "$p.types" ] || "$C2CTUI" report -k "$img" --types "$p.data" >"$p.types" 2>&1
+	if grep -qE "^$want" "$p.types" && grep -qF "Kernel heap samples attributed to a member: $share" "$p.types"; then
+		ok "$T: $p: --types: $(echo "$want" | tr -s ' \\' ' '), $share heap samples to a member"
+	else
+		nok "$T: $p: --types" "want '$want' and '$share'"; sed 's/^/#   /' "$p.types"
+	fi
+}
+# members DB NAME ADDR TEXT: the verdict row of line ADDR names the members
+members() {
+	local db=$1 name=$2 a=$3 text=$4
+	if grep -E "^$a " "$db.verdicts" | grep -qF -- "$text"; then ok "$T: $db: --verdicts names $name"; else
+		nok "$T: $db: --verdicts names $name" "no '$text' at $a"; sed 's/^/#   /' "$db.verdicts"; fi
+}
+# layout PREFIX IMG TYPE: report -k IMG --layout 'struct TYPE' into PREFIX.layout
+# and its proposal into PREFIX.proposal
+layout() {
+	"$C2CTUI" report -k "$2" --layout "struct $3" "$1.data" >"$1.layout" 2>&1
+	sed -n '/^Proposed layout/,$p' "$1.layout" >"$1.proposal"
+}
+# diff STORY: report --diff STORY_before.db STORY_after.db, its sections
+diff_story() {
+	"$C2CTUI" report --diff "$1_before.db" "$1_after.db" >"$1.diff" 2>"$1.diff.err"
+	sed -n '/^Cache lines/,/^$/p' "$1.diff" >"$1.dlines"
+	sed -n "/^Layout of struct $2/,/^\$/p" "$1.diff" >"$1.dlayout"
+	sed -n '/^Code by function/,/^$/p' "$1.diff" >"$1.dfuncs"
+}
+not_moved() { # NAME FILE MEMBER...: none of the members' rows says moved
+	local n=$1 f=$2 m bad=""
+	shift 2
+	for m in "$@"; do grep -E "^  $m " "$f" | grep -q 'moved [0-9]' && bad="$bad $m"; done
+	if [ -z "$bad" ]; then ok "$T: $n"; else nok "$T: $n" "moved:$bad"; fi
+}
+
+# (a) sched_entity: avg moves to its own line, its readers' HITM goes
+types se_before se_before 'struct sched_entity +208 +3 +165 +60 +105 +30 +30 +0/165/0/0' "165 of 165 (100.0%)"
+types se_after se_after 'struct sched_entity +256 +3 +165 +60 +105 +0 +0 +0/165/0/0' "165 of 165 (100.0%)"
+members se_before "the writers and avg.load_avg" "$(hex "${SE_OBJS%% *} + 0x40")" \
+	"struct sched_entity      1t/1c     1t/1c  writes exec_start sum_exec_runtime vruntime; hurt avg.load_avg"
+members se_before "prev_sum_exec_runtime and avg.util_avg" "$(hex "${SE_OBJS%% *} + 0x80")" \
+	"writes prev_sum_exec_runtime; hurt avg.util_avg"
+layout se_before se_before sched_entity
+row "se_before: --layout: exec_start flagged" se_before.layout "  64        8     exec_start " \
+	"30      0      0    3    3     1  FALSE-SHARING" "shared with sum_exec_runtime, vruntime, avg.load_avg (30 loads)"
+row "se_before: --layout: avg.load_avg hot (local HITM)" se_before.layout "  120       8       avg.load_avg " "30        0     30      0" "victim"
+row "se_before: --layout: avg.util_avg hot (remote HITM)" se_before.layout "  136       8       avg.util_avg " "30        0      0     30" "victim"
+row "se_before: --layout: the proposal moves the writers off avg" se_before.proposal "  exec_start " "64     1 |      192     3  written by 3 threads (30 stores): own line"
+row "se_before: --layout: what-if" se_before.layout "  HITM samples:" "60 now, 0 would remain; contended lines: 6 -> 0"
+diff_story se sched_entity
+row "se: diff: the lines regrouped, HITM 60 -> 0" se.dlines "  struct sched_entity+0x40, struct sched_entity+0x80 -> struct sched_entity+0x40, struct sched_entity+0xc0 " \
+	"members regrouped" "60 -> 0 (-60)" "$V_FALSE -> $V_NONE"
+has_line() { if grep -qF -- "$3" "$2"; then ok "$T: $1"; else nok "$T: $1" "no '$3'"; sed 's/^/#   /' "$2" | head -30; fi; }
+has_line "se: diff: avg.load_avg left for avg's own line" se.dlines "      left:   avg.load_avg -> struct sched_entity+0xc0"
+row "se: diff: avg moved 1 -> 3, HITM 60 -> 0" se.dlayout "  avg " "88   64     1 |    192   64     3" "60 -> 0 (-60)" "30/30 -> 0/0" "moved 1 -> 3"
+row "se: diff: avg.load_avg moved, local HITM gone" se.dlayout "    avg.load_avg " "120    8     1 |    224    8     3" "30 -> 0 (-30)" "30/0 -> 0/0" "300.0 -> 30.0" "moved 1 -> 3"
+row "se: diff: avg.util_avg moved, remote HITM gone" se.dlayout "    avg.util_avg " "136    8     2 |    240    8     3" "30 -> 0 (-30)" "0/30 -> 0/0" "moved 2 -> 3"
+not_moved "se: diff: the writers stay on line 1" se.dlayout exec_start sum_exec_runtime vruntime
+row "se: diff: by function: task_h_load HITM gone" se.dfuncs "  task_h_load " "30 -> 0 (-30)"
+row "se: diff: by function: task_util HITM gone" se.dfuncs "  task_util " "30 -> 0 (-30)"
+
+# (b) task_group: rt_se/rt_rq/parent leave load_avg's line
+types tg_before tg_before 'struct task_group +256 +3 +465 +225 +240 +120 +90 +0/465/0/0' "465 of 465 (100.0%)"
+types tg_after tg_after 'struct task_group +320 +3 +465 +225 +240 +60 +60 +0/465/0/0' "465 of 465 (100.0%)"
+members tg_before "load_avg's adders and its readers" "$(hex "${TG_OBJS%% *} + 0x80")" \
+	"struct task_group        4t/4c     3t/3c  writes load_avg.counter; hurt load_avg.counter rt_se rt_rq parent"
+members tg_after "load_avg alone" "$(hex "${TG_OBJS%% *} + 0x80")" "writes load_avg.counter; hurt load_avg.counter"
+layout tg_before tg_before task_group
+row "tg_before: --layout: load_avg flagged" tg_before.layout "  128       8       load_avg.counter " \
+	"120      240     60     60    4    4     1  FALSE-SHARING" "shared with rt_se, rt_rq, parent (90 loads)"
+row "tg_before: --layout: rt_se hot" tg_before.layout "  136       8     rt_se " "30        0     30      0" "victim"
+row "tg_before: --layout: rt_rq hot" tg_before.layout "  144       8     rt_rq " "30        0      0     30" "victim"
+row "tg_before: --layout: parent hot" tg_before.layout "  184       8     parent " "30        0     30      0" "victim"
+row "tg_before: --layout: the proposal gives load_avg its own line" tg_before.proposal "  load_avg " "128     2 |      256     4  written by 4 threads (240 stores): own line"
+row "tg_before: --layout: what-if keeps load_avg's true sharing" tg_before.layout "  HITM samples:" "210 now, 120 would remain"
+diff_story tg task_group
+row "tg: diff: load_avg's line split, HITM 210 -> 120" tg.dlines "  struct task_group+0x80 -> struct task_group+0xc0, struct task_group+0x80 " \
+	"members split" "210 -> 120 (-90)" "$V_MIXED -> $V_TRUE"
+row "tg: diff: the readers' new line has no HITM" tg.dlines "      after  struct task_group+0xc0 " "0 HITM" "90 loads" "members: parent rt_rq rt_se"
+row "tg: diff: rt_se moved, HITM gone" tg.dlayout "  rt_se " "136    8     2 |    192    8     3" "30 -> 0 (-30)" "moved 2 -> 3"
+row "tg: diff: rt_rq moved, remote HITM gone" tg.dlayout "  rt_rq " "144    8     2 |    200    8     3" "30 -> 0 (-30)" "0/30 -> 0/0" "moved 2 -> 3"
+row "tg: diff: parent moved, HITM gone" tg.dlayout "  parent " "184    8     2 |    240    8     3" "30 -> 0 (-30)" "moved 2 -> 3"
+row "tg: diff: load_avg stays, its true sharing too" tg.dlayout "  load_avg " "128    8     2 |    128    8     2" "120 -> 120 (+0)" "$V_MIXED -> $V_TRUE"
+not_moved "tg: diff: load_avg not moved" tg.dlayout load_avg
+
+# (c) percpu_counter: counters leaves the lock's line
+types pc_before pc_before 'struct percpu_counter +40 +2 +120 +80 +40 +40 +40 +0/120/0/0' "120 of 120 (100.0%)"
+types pc_after pc_after 'struct percpu_counter +128 +2 +120 +80 +40 +0 +0 +0/120/0/0' "120 of 120 (100.0%)"
+members pc_before "lock, count and counters" "$(hex "${PC_SBI%% *} + 0x40")" \
+	"struct percpu_counte     1t/1c     4t/4c  writes lock.val count; hurt counters"
+layout pc_before pc_before percpu_counter
+row "pc_before: --layout: counters hot" pc_before.layout "  32        8     counters " "80        0     40     40" "victim"
+row "pc_before: --layout: the proposal moves lock and count off counters" pc_before.proposal "  lock " "0     0 |       64     1  written by 2 threads (20 stores): own line"
+row "pc_before: --layout: what-if" pc_before.layout "  HITM samples:" "80 now, 0 would remain; contended lines: 2 -> 0"
+diff_story pc percpu_counter
+row "pc: diff: the lock's line split, HITM 80 -> 0" pc.dlines "  struct percpu_counter+0 -> struct percpu_counter+0, struct percpu_counter+0x40 " \
+	"members split" "80 -> 0 (-80)" "$V_FALSE -> $V_NONE"
+has_line "pc: diff: counters left the lock's line" pc.dlines "      left:   counters -> struct percpu_counter+0x40"
+row "pc: diff: counters moved 0 -> 1, HITM 80 -> 0" pc.dlayout "  counters " "32    8     0 |     64    8     1" "80 -> 0 (-80)" "40/40 -> 0/0" "moved 0 -> 1"
+not_moved "pc: diff: lock and count stay" pc.dlayout lock count
+
+# (d) tg_load_skip: the same layout, fewer stores to load_avg
+types tgs_after tgs_after 'struct task_group +256 +3 +225 +165 +60 +60 +45 +0/225/0/0' "225 of 225 (100.0%)"
+diff_story tgs task_group
+row "tgs: diff: load_avg's line matched, HITM 210 -> 105, stores 240 -> 60" tgs.dlines "  struct task_group+0x80 " \
+	"members matched" "210 -> 105 (-105)" "240 -> 60 (-180)"
+row "tgs: diff: load_avg: fewer stores, fewer HITM" tgs.dlayout "  load_avg " "128    8     2 |    128    8     2" "120 -> 60 (-60)" "240 -> 60 (-180)"
+if grep -q 'moved [0-9]' tgs.dlayout; then nok "$T: tgs: diff: nothing moved" "$(grep 'moved [0-9]' tgs.dlayout | head -3)"; else
+	ok "$T: tgs: diff: nothing moved"; fi
