@@ -90,6 +90,16 @@ if [ "$meta" = "$PWD/vmlinux" ] && [ "$(types_row <reopen.txt)" = "$want_row" ] 
 else
 	nok "$T: reopened without -k" "meta '$meta' $(tr '\n' '|' <reopen.txt | head -c 300) $(head -c 200 import.err)"
 fi
+# diff: heap objects are matched by type (their addresses differ between runs).
+"$C2CTUI" report --diff k.db k.db --format text >diff.txt 2>diff.err
+"$C2CTUI" diff -k vmlinux --format text k.db k.db >diffk.txt 2>&1
+if grep -Eq "^ +struct kvm_vcpu\+0 +members +matched +24 -> 24" diff.txt && cmp -s diff.txt diffk.txt &&
+	grep -Eq "^ +requests +8 +8 +0 \| +8 +8 +0 .*24 -> 24" diff.txt; then
+	ok "$T: report --diff: the heap vcpus matched by type, their members' heat on both sides"
+else
+	nok "$T: report --diff" "$(grep -E 'kvm_vcpu|requests' diff.txt | tr '\n' '|') $(head -c 200 diff.err) $(diff diff.txt diffk.txt | head -3)"
+fi
+
 mv vmlinux vmlinux.moved
 "$C2CTUI" report --types k.db >moved.txt 2>moved.err
 rc=$?

@@ -31,6 +31,9 @@ static void usage(FILE *out, const char *cmd)
 		"  --format FMT       text, csv or json (default: the diff view in a terminal, else text)\n"
 		"  --debuginfo DIR    where to find separate debug files (build-id layout or NAME.debug)\n"
 		"  --no-attribute     do not attribute samples to types first\n"
+		"  -k, --vmlinux FILE the kernel image (DWARF: kernel heap objects get types); once:\n"
+		"                     both sessions, twice: BEFORE's then AFTER's (default: the\n"
+		"                     image each session's import used)\n"
 		"  -h, --help         this text\n"
 		"Lines are matched by the struct members they hold (split / merged when a member\n"
 		"changed line), else by data symbol + offset, else by type + offset in the object,\n"
@@ -43,9 +46,10 @@ static void usage(FILE *out, const char *cmd)
 
 /* Opens a session; attributes its samples to types when it has no
  * attribution yet (the result is saved in the session). */
-static int open_session(const char *path, bool attribute, const char *dbgdir, struct store **out)
+static int open_session(const char *path, bool attribute, const char *dbgdir, const char *vmlinux,
+			struct store **out)
 {
-	struct typeinfo_open_opts o = { .attribute = attribute, .debuginfo_dir = dbgdir };
+	struct typeinfo_open_opts o = { .attribute = attribute, .debuginfo_dir = dbgdir, .vmlinux = vmlinux };
 	struct c2c_error err = { 0 }, aerr = { 0 };
 	int arc, rc;
 
@@ -66,10 +70,12 @@ static int run(int argc, char **argv, const char *cmd, bool allow_tui)
 		{ "debuginfo", required_argument, NULL, 'D' },
 		{ "no-attribute", no_argument, NULL, 'A' },
 		{ "diff", no_argument, NULL, 'd' },
+		{ "vmlinux", required_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *dbgdir = NULL;
+	const char *dbgdir = NULL, *vml[2] = { NULL, NULL };
+	int nvml = 0;
 	bool attribute = true, tui = allow_tui, have_fmt = false;
 	enum fmt fmt = FMT_TEXT;
 	struct store *sb = NULL, *sa = NULL;
@@ -78,8 +84,15 @@ static int run(int argc, char **argv, const char *cmd, bool allow_tui)
 	int c, rc;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hk:", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'k':
+			if (nvml == 2) {
+				fprintf(stderr, "c2ctui %s: -k at most twice (BEFORE's image, AFTER's image)\n", cmd);
+				return 2;
+			}
+			vml[nvml++] = optarg;
+			break;
 		case 'f':
 			have_fmt = true;
 			if (!strcmp(optarg, "text"))
@@ -116,9 +129,9 @@ static int run(int argc, char **argv, const char *cmd, bool allow_tui)
 	}
 	if (have_fmt || !isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
 		tui = false;
-	if (open_session(argv[optind], attribute, dbgdir, &sb) < 0)
+	if (open_session(argv[optind], attribute, dbgdir, vml[0], &sb) < 0)
 		return 1;
-	if (open_session(argv[optind + 1], attribute, dbgdir, &sa) < 0) {
+	if (open_session(argv[optind + 1], attribute, dbgdir, nvml == 2 ? vml[1] : vml[0], &sa) < 0) {
 		store_close(sb);
 		return 1;
 	}

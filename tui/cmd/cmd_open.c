@@ -27,7 +27,8 @@ static void open_usage(FILE *out)
 		"  -o, --output S.db    keep the session imported from a perf.data\n"
 		"      --symfs DIR      look for binaries under DIR (like perf --symfs): when\n"
 		"                       importing, and for the code site's instructions and source\n"
-		"  -k, --vmlinux FILE   the kernel image for importing a perf.data (see import)\n"
+		"  -k, --vmlinux FILE   the kernel image for importing a perf.data (see import) and for\n"
+		"                       kernel heap types (default: the one the import used)\n"
 		"      --kallsyms FILE  kernel symbols (a kallsyms list) for importing a perf.data\n"
 		"  -h, --help           this text\n"
 		"\n"
@@ -120,6 +121,7 @@ int cmd_open(int argc, char **argv)
 	opt.title = path;
 	opt.mode = mode;
 	opt.symfs = symfs;
+	opt.vmlinux = vmlinux;
 	opt.err = &err;
 	r = tui_explore(in.store, &opt);
 	if (r == -EINTR) {

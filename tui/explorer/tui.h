@@ -35,6 +35,7 @@ struct tui_options {
 	void *first_arg;
 	int mode;               /* initial display mode (enum store_mode; 0: tot) */
 	const char *symfs;      /* binaries and sources looked for under it first (--symfs); NULL: none */
+	const char *vmlinux;    /* -k: the kernel image for type attribution (NULL: the import's) */
 	struct c2c_error *err;  /* filled when tui_explore fails; may be NULL */
 };
 
