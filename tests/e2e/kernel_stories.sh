@@ -228,6 +228,20 @@ row "se: diff: avg moved 1 -> 3, HITM 60 -> 0" se.dlayout "  avg " "88   64     
 row "se: diff: avg.load_avg moved, local HITM gone" se.dlayout "    avg.load_avg " "120    8     1 |    224    8     3" "30 -> 0 (-30)" "30/0 -> 0/0" "300.0 -> 30.0" "moved 1 -> 3"
 row "se: diff: avg.util_avg moved, remote HITM gone" se.dlayout "    avg.util_avg " "136    8     2 |    240    8     3" "30 -> 0 (-30)" "0/30 -> 0/0" "moved 2 -> 3"
 not_moved "se: diff: the writers stay on line 1" se.dlayout exec_start sum_exec_runtime vruntime
+# Sessions imported without the images: diff -k BEFORE_IMG -k AFTER_IMG
+# types each side with its own build, as the images recorded at import do
+# (code is named at import: only the lines and the layout compare).
+"$C2CTUI" import -q se_before.data -o se_before_nok.db 2>/dev/null &&
+	"$C2CTUI" import -q se_after.data -o se_after_nok.db 2>/dev/null &&
+	"$C2CTUI" report --diff -k se_before -k se_after se_before_nok.db se_after_nok.db >se_k.diff 2>se_k.err
+sed -n '/^Cache lines/,/^Code by function/p' se.diff >se.typed
+sed -n '/^Cache lines/,/^Code by function/p' se_k.diff >se_k.typed
+if [ -s se.typed ] && cmp -s se_k.typed se.typed; then
+	ok "$T: se: diff -k BEFORE_IMG -k AFTER_IMG of sessions imported without them: the same lines and layout"
+else
+	nok "$T: se: diff -k BEFORE_IMG -k AFTER_IMG of sessions imported without them: the same lines and layout" \
+		"$(diff se_k.typed se.typed | head -5 | tr '\n' '|') $(head -c 200 se_k.err)"
+fi
 row "se: diff: by function: task_h_load HITM gone" se.dfuncs "  task_h_load " "30 -> 0 (-30)"
 row "se: diff: by function: task_util HITM gone" se.dfuncs "  task_util " "30 -> 0 (-30)"
 
