@@ -116,6 +116,8 @@ int sym_vmlinux_given_status(const struct sym_vmlinux *v);
 const char *sym_vmlinux_given(const struct sym_vmlinux *v);
 /* The file of the image opened (as read: under symfs), NULL when none. */
 const char *sym_vmlinux_path(const struct sym_vmlinux *v);
+/* The image sym_vmlinux_get opened, without trying to open one. */
+struct sym_dso *sym_vmlinux_opened(const struct sym_vmlinux *v);
 /* KASLR: the run-time address of the kernel map's reference symbol
  * (ref_addr, the pgoff of "[kernel.kallsyms]REF") minus REF's value in the
  * image. False (shift 0) when the image has no such symbol. */

@@ -800,7 +800,9 @@ struct sym_dso *symtab_dso_by_path(struct symtab *st, const char *path)
 
 const char *symtab_kernel_image(struct symtab *st, uint8_t bid[20], size_t *bn)
 {
-	struct sym_dso *d = kernel_image(st, NULL, &(uint64_t){ 0 });
+	/* Only an image a kernel address (or the -k check) already opened:
+	 * asking must not start a search for one nothing used. */
+	struct sym_dso *d = st->ksyms_given ? NULL : sym_vmlinux_opened(st->vmlinux);
 
 	*bn = d ? sym_dso_file_build_id(d, bid) : 0;
 	return d ? sym_vmlinux_path(st->vmlinux) : NULL;

@@ -140,6 +140,26 @@ const char *sym_vmlinux_path(const struct sym_vmlinux *v)
 	return v->dso ? v->path : NULL;
 }
 
+struct sym_dso *sym_vmlinux_opened(const struct sym_vmlinux *v)
+{
+	return v->dso;
+}
+
+size_t symtab_file_build_id(const char *path, uint8_t out[20])
+{
+	static const char *const no_dirs[] = { NULL };
+	struct sym_elf_opts o = { .symfs = "", .debug_dirs = no_dirs };
+	struct sym_dso *d = sym_dso_new(path, NULL, 0);
+	size_t n = 0;
+
+	if (!d)
+		return 0;
+	sym_dso_load(d, &o);
+	n = sym_dso_file_build_id(d, out);
+	sym_dso_free(d);
+	return n;
+}
+
 bool sym_kaslr_shift(struct sym_dso *img, const char *ref, uint64_t ref_addr, uint64_t *shift)
 {
 	uint64_t at;

@@ -82,9 +82,12 @@ int symtab_check_vmlinux(struct symtab *st, struct c2c_error *err);
 /* The kernel image used for kernel addresses (the -k file, or the one
  * found by the recorded build-id), as a path to read it again (under
  * symfs), with its build-id note in bid (*bn: its size, 0 none). NULL when
- * there is none (or --kallsyms was given). Tries to open it when no kernel
- * address asked yet. */
+ * no kernel address (nor the -k check) opened one, or --kallsyms was
+ * given. */
 const char *symtab_kernel_image(struct symtab *st, uint8_t bid[20], size_t *bn);
+
+/* The build-id note of the ELF file at path (0: none, or not readable). */
+size_t symtab_file_build_id(const char *path, uint8_t out[20]);
 
 /* KASLR, as the symbolizer places a vmlinux: the kernel map
  * "[kernel.kallsyms]REF" has REF's run-time address as its pgoff

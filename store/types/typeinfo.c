@@ -127,7 +127,8 @@ struct bin {
 /* The kernel image for kernel samples, looked up once per pass. */
 struct kimage {
 	bool tried;
-	struct bin *e;           /* its DWARF, NULL when there is none */
+	size_t bin;              /* its DWARF: bins.v[bin - 1] (an index: v moves as it
+	                            grows), 0 when there is none */
 	uint64_t shift;          /* KASLR: run-time address - address in the image */
 	char why[128];           /* why kernel heap samples stay unresolved (e NULL) */
 };
@@ -417,7 +418,7 @@ static struct kimage *kimage_get(struct store *st, struct bins *b)
 	char meta[4200] = "", abs[PATH_MAX], ref[256] = "";
 	const char *path = b->o ? b->o->vmlinux : NULL;
 	uint64_t pgoff = 0;
-	struct c2c_error e = { 0 };
+	struct c2c_error ce = { 0 };
 	sqlite3_stmt *s;
 
 	if (k->tried)
@@ -428,15 +429,37 @@ static struct kimage *kimage_get(struct store *st, struct bins *b)
 		path = meta;
 	if (!path)
 		return k;
-	/* -k as the user spelled it: relative to the working directory */
-	if (path != meta && path[0] != '/' && realpath(path, abs))
-		path = abs;
+	/* -k as perf reads it: relative under --symfs, else the working directory */
+	if (path != meta && path[0] != '/') {
+		if (b->o && b->o->symfs && *b->o->symfs) {
+			snprintf(abs, sizeof(abs), "%s/%s", b->o->symfs, path);
+			path = abs;
+		} else if (realpath(path, abs)) {
+			path = abs;
+		}
+	}
 	if (access(path, R_OK) != 0) {
 		snprintf(k->why, sizeof(k->why), "kernel heap: vmlinux %.60s%s: %s (give one with -k)",
 			 path, path == meta ? " (recorded at import)" : "", strerror(errno));
 		return k;
 	}
-	if (!(k->e = bin_get(b, path, false))) {
+	/* the image of another build names the wrong types: refused as the
+	 * import refuses a -k of another build */
+	char want[48] = "";
+	if (store_get_meta(st, STORE_META_VMLINUX_BID, want, sizeof(want)) > 0) {
+		uint8_t bid[20];
+		char hex[41] = "";
+		size_t bn = symtab_file_build_id(path, bid);
+		for (size_t i = 0; i < bn; i++)
+			snprintf(hex + 2 * i, 3, "%02x", bid[i]);
+		if (strcmp(hex, want)) {
+			snprintf(k->why, sizeof(k->why), "kernel heap: %.60s is not the kernel recorded (build-id %.12s...)",
+				 path, want);
+			return k;
+		}
+	}
+	struct bin *e = bin_get(b, path, false);
+	if (!e) {
 		snprintf(k->why, sizeof(k->why), "kernel heap: %.60s has no DWARF (-k); BTF has no variable locations",
 			 path);
 		return k;
@@ -450,11 +473,20 @@ static struct kimage *kimage_get(struct store *st, struct bins *b)
 		}
 		sqlite3_finalize(s);
 	}
-	if (ref[0] && pgoff && symtab_kernel_shift(path, ref, pgoff, &k->shift, &e) < 0) {
-		snprintf(k->why, sizeof(k->why), "kernel heap: %.100s", e.msg);
-		k->e = NULL;
+	if (ref[0] && pgoff && symtab_kernel_shift(path, ref, pgoff, &k->shift, &ce) < 0) {
+		snprintf(k->why, sizeof(k->why), "kernel heap: %.100s", ce.msg);
+		return k;
 	}
+	k->bin = (size_t)(e - b->v) + 1;
 	return k;
+}
+
+/* The kernel image's DWARF (NULL: none); valid until the next bin_get. */
+static struct bin *kimage_bin(struct store *st, struct bins *b)
+{
+	struct kimage *k = kimage_get(st, b);
+
+	return k->bin ? &b->v[k->bin - 1] : NULL;
 }
 
 /* a: the global of type at start (an image's address) holding off. */
@@ -498,21 +530,22 @@ static void kernel_attr(struct store *st, struct bins *b, uint64_t ip, uint64_t 
 			uint64_t doff, struct types_db **dbo, struct types_attr *a, struct typeinfo_stats *out)
 {
 	struct kimage *k = kimage_get(st, b);
+	struct bin *ke = kimage_bin(st, b);
 	struct types_attr t;
 
-	if (k->e) {
+	if (ke) {
 		uint32_t type;
 		uint64_t start;
 		const char *name = NULL;
-		if (types_var_at(k->e->db, addr - k->shift, &type, &start, &name) == 0 &&
-		    global_typed(k->e->db, type, addr - k->shift - start, addr, name, a) == 0) {
-			*dbo = k->e->db;
+		if (types_var_at(ke->db, addr - k->shift, &type, &start, &name) == 0 &&
+		    global_typed(ke->db, type, addr - k->shift - start, addr, name, a) == 0) {
+			*dbo = ke->db;
 			return;
 		}
 		memset(a, 0, sizeof(*a));
 		out->heap_tried++;
-		attribute_cached(k->e, ip - k->shift, addr, a);
-		*dbo = k->e->db;
+		attribute_cached(ke, ip - k->shift, addr, a);
+		*dbo = ke->db;
 		if (a->how != TYPES_HOW_NONE)
 			return;
 	}
@@ -521,7 +554,7 @@ static void kernel_attr(struct store *st, struct bins *b, uint64_t ip, uint64_t 
 		*a = t;
 		return;
 	}
-	if (!k->e) {
+	if (!ke) {
 		memset(a, 0, sizeof(*a));
 		snprintf(a->why, sizeof(a->why), "%s", k->why);
 	}
@@ -621,7 +654,7 @@ out:
 
 /* Finds a struct by name in the given binary, or the session's binaries,
  * or BTF. */
-static struct types_db *find_type(struct bins *b, struct maps *m, const char *binary,
+static struct types_db *find_type(struct store *st, struct bins *b, struct maps *m, const char *binary,
 				  const char *name, uint32_t *id)
 {
 	struct bin *e;
@@ -639,6 +672,10 @@ static struct types_db *find_type(struct bins *b, struct maps *m, const char *bi
 		if (e && (*id = types_find(e->db, name)))
 			return e->db;
 	}
+	/* the kernel image's DWARF (kernel heap objects), then BTF */
+	e = kimage_bin(st, b);
+	if (e && (*id = types_find(e->db, name)))
+		return e->db;
 	e = bin_get(b, b->o ? b->o->btf_path : NULL, true);
 	if (e && (*id = types_find(e->db, name)))
 		return e->db;
@@ -650,7 +687,7 @@ static int apply_one(struct store *st, struct bins *b, struct maps *m, uint64_t 
 		     struct c2c_error *err)
 {
 	uint32_t id = 0;
-	struct types_db *db = find_type(b, m, binary, tname, &id);
+	struct types_db *db = find_type(st, b, m, binary, tname, &id);
 	const struct types_type *t;
 	sqlite3_stmt *sel, *ins;
 	int rc;
@@ -825,6 +862,10 @@ int typeinfo_struct_names(struct store *st, const struct typeinfo_opts *o, const
 		if ((e = bin_get(&b, m.v[i].file, false)))
 			types_each_struct(e->db, name_cb, &c);
 	}
+	/* the kernel image's DWARF: the types of kernel heap objects */
+	struct bin *ke = kimage_bin(st, &b);
+	if (ke)
+		types_each_struct(ke->db, name_cb, &c);
 	if (kernel || !m.n) {
 		struct bin *e = bin_get(&b, o ? o->btf_path : NULL, true);
 		if (e && kernel)

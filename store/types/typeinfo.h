@@ -33,6 +33,7 @@ struct typeinfo_opts {
 	 * globals as for user space, placed by the session's kernel map
 	 * (KASLR). NULL: the one the import used (session meta "vmlinux"). */
 	const char *vmlinux;
+	const char *symfs;          /* a relative vmlinux is under it (perf's -k rule); NULL: the cwd */
 	bool no_insn;               /* skip instruction decoding */
 };
 

@@ -27,6 +27,7 @@ int typeinfo_open(const char *path, const struct typeinfo_open_opts *o, struct s
 	memset(&to, 0, sizeof(to));
 	to.debuginfo_dir = o->debuginfo_dir;
 	to.vmlinux = o->vmlinux;
+	to.symfs = o->symfs;
 	/* Read-only always: an attribution the session lacks is computed
 	 * into this connection's TEMP tables (typeinfo.c) and lives as long
 	 * as the handle; the file is never changed by reading it. */

@@ -17,6 +17,7 @@ struct typeinfo_open_opts {
 	bool attribute;             /* attribute when missing (else read as it is) */
 	const char *debuginfo_dir;  /* where separate debug files are (NULL: none) */
 	const char *vmlinux;        /* -k/--vmlinux (NULL: the image the import used) */
+	const char *symfs;          /* a relative vmlinux is under it */
 };
 
 /* Opens the session at path read-only for the type views. With

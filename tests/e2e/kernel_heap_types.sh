@@ -90,6 +90,34 @@ if [ "$meta" = "$PWD/vmlinux" ] && [ "$(types_row <reopen.txt)" = "$want_row" ] 
 else
 	nok "$T: reopened without -k" "meta '$meta' $(tr '\n' '|' <reopen.txt | head -c 300) $(head -c 200 import.err)"
 fi
+# An image of another build given to a session that recorded one: refused
+# for types with the reason (its DWARF would name the wrong members).
+if cc -g -O1 -mcmodel=kernel -fno-pie -no-pie -nostdlib -ffreestanding -static -Wl,--build-id -DOTHER \
+	-Wl,-T,"$C2C_TOP/tests/kernel/kernel.lds" -o vmlinux.other "$C2C_TOP/tests/kernel/kvm.c" 2>/dev/null; then
+	"$C2CTUI" report -k vmlinux.other --types k.db >other.txt 2>&1
+	if grep -q "Kernel samples unresolved: 88: kernel heap: .*vmlinux.other is not the kernel recorded (build-id" other.txt &&
+		! grep -q "^struct kvm_vcpu" other.txt; then
+		ok "$T: -k with another build's image: not used, the reason says so"
+	else
+		nok "$T: -k with another build's image" "$(tr '\n' '|' <other.txt | head -c 300)"
+	fi
+else
+	skip "$T: -k with another build's image" "cannot build it"
+fi
+
+# -k with --symfs (perf's rule): a relative image under the symfs, for a
+# session and for a perf.data imported first; another build sits in ./img.
+if [ -e vmlinux.other ]; then
+	rm -rf root && mkdir root && cp vmlinux root/img && cp vmlinux.other img
+	"$C2CTUI" report --symfs "$PWD/root" -k img --types k.db >symfs1.txt 2>&1
+	"$C2CTUI" report --symfs "$PWD/root" -k img --types k.data >symfs2.txt 2>&1
+	if grep -qF "$want_heap" symfs1.txt && grep -qF "$want_heap" symfs2.txt; then
+		ok "$T: -k relative under --symfs, for a session and a perf.data"
+	else
+		nok "$T: -k under --symfs" "$(tr '\n' '|' <symfs1.txt | tail -c 200) / $(tr '\n' '|' <symfs2.txt | tail -c 200)"
+	fi
+fi
+
 # diff: heap objects are matched by type (their addresses differ between runs).
 "$C2CTUI" report --diff k.db k.db --format text >diff.txt 2>diff.err
 "$C2CTUI" diff -k vmlinux --format text k.db k.db >diffk.txt 2>&1

@@ -121,7 +121,7 @@ int cmd_open(int argc, char **argv)
 	opt.title = path;
 	opt.mode = mode;
 	opt.symfs = symfs;
-	opt.vmlinux = vmlinux;
+	opt.vmlinux = in.imported ? NULL : vmlinux;   /* an import recorded the image it used */
 	opt.err = &err;
 	r = tui_explore(in.store, &opt);
 	if (r == -EINTR) {

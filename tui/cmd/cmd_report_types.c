@@ -47,11 +47,14 @@ static void report_usage(FILE *out)
 static int open_attributed(struct session_input *in, const char *path, bool attribute, const char *dbgdir,
 			   const struct session_input_opts *so, struct c2c_error *err)
 {
-	struct typeinfo_opts o = { .debuginfo_dir = dbgdir, .vmlinux = so->vmlinux };
+	struct typeinfo_opts o = { .debuginfo_dir = dbgdir, .vmlinux = so->vmlinux, .symfs = so->symfs };
 	int rc;
 
 	if ((rc = session_input_open(in, path, so, err)) < 0)
 		return rc;
+	/* an import records the very image it used (-k under --symfs included) */
+	if (in->imported)
+		o.vmlinux = NULL;
 	if (attribute && (rc = typeinfo_ensure(in->store, &o, err)) < 0)
 		session_input_close(in);
 	return rc;
@@ -276,7 +279,8 @@ int cmd_report_types(int argc, char **argv)
 		const char *at = strrchr(assign, '@');
 		char *end;
 		unsigned long long base;
-		struct typeinfo_opts o = { .debuginfo_dir = dbgdir, .vmlinux = so.vmlinux };
+		struct typeinfo_opts o = { .debuginfo_dir = dbgdir, .vmlinux = in.imported ? NULL : so.vmlinux,
+					   .symfs = so.symfs };
 		if (!at || at == assign || (size_t)(at - assign) >= sizeof(type)) {
 			fprintf(stderr, "c2ctui report: --assign wants TYPE@ADDRESS\n");
 			session_input_close(&in);

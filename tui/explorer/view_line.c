@@ -745,7 +745,8 @@ static enum view_result open_layout(struct view *v, struct view_reply *reply)
 	uint64_t obj;
 
 	if (!typeinfo_present(ex->st)) {
-		struct typeinfo_opts o = { .vmlinux = ex->opt ? ex->opt->vmlinux : NULL };
+		struct typeinfo_opts o = { .vmlinux = ex->opt ? ex->opt->vmlinux : NULL,
+					   .symfs = ex->opt ? ex->opt->symfs : NULL };
 		if (!types_allowed(v, reply))
 			return VIEW_HANDLED;
 		if (typeinfo_ensure(ex->st, &o, &err) < 0) {
