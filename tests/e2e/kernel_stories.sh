@@ -125,7 +125,7 @@ verdicts() {
 	shift 4
 	[ -s "$db.verdicts" ] || "$C2CTUI" report "$db.db" --verdicts >"$db.verdicts" 2>&1
 	for a in "$@"; do
-		grep -qE "^$a +$hitm +[0-9]+ +$v( |$)" "$db.verdicts" || bad="$bad $a"
+		grep -E "^$a +$hitm +[0-9]+ " "$db.verdicts" | grep -qF -- " $v " || bad="$bad $a"
 	done
 	if [ -z "$bad" ]; then ok "$T: $db: --verdicts: $name"; else
 		nok "$T: $db: --verdicts: $name" "not $hitm HITM '$v' at$bad"; sed 's/^/#   /' "$db.verdicts"; fi
