@@ -10,7 +10,7 @@
  *   story_perfdata STORY VMLINUX OUT.data [--after] [--shift HEX]
  *
  * Load latency (weight): 300 cycles for a HITM, 30 for an L1 hit. Per round
- * (5 rounds), per object:
+ * (5 rounds, one every 200 ms: both runs last 0.8 s), per object:
  *
  * sched_entity (3 entities, 0xffff888104a00000 + i * 0x400): the owner
  *   (tid 301+i, CPU i) stores exec_start, sum_exec_runtime, vruntime
@@ -49,6 +49,11 @@
 #include "tests/gen/type_probe.h"
 
 #define ROUNDS 5
+/* A round starts every 200 ms and its samples are 10 us apart: before and
+ * after runs last the same 0.8 s whatever their sample counts, so rates
+ * per second compare as the counts do. */
+#define ROUND_NS 200000000ULL
+#define STEP_NS 10000ULL
 #define HITM_LAT 300
 #define HIT_LAT 30
 
@@ -58,6 +63,12 @@ struct story {
 	struct types_db *db;
 	bool after;
 };
+
+/* Round r starts at its fixed time (the writer's clock starts at 1 s). */
+static void round_start(struct story *s, int r)
+{
+	s->k.t = 1000000000ULL + (uint64_t)r * ROUND_NS;
+}
 
 /* n accesses of member path of struct type in object obj by function fn. */
 static void access(struct story *s, int32_t tid, uint32_t cpu, const char *fn, const char *type,
@@ -78,6 +89,7 @@ static void sched_entity(struct story *s)
 
 	kernel_rec_side_band(&s->k, s->img, 300, "stress-ng", 301, 12);
 	for (int r = 0; r < ROUNDS; r++) {
+		round_start(s, r);
 		for (uint32_t i = 0; i < 3; i++) {
 			uint64_t se = 0xffff888104a00000ULL + i * 0x400;
 			access(s, 301 + (int32_t)i, i, "update_curr", t, "exec_start", se, PDW_ST_L1_HIT, 2);
@@ -104,6 +116,7 @@ static void task_group(struct story *s, bool skip)
 
 	kernel_rec_side_band(&s->k, s->img, 400, "kworker", 401, 13);
 	for (int r = 0; r < ROUNDS; r++) {
+		round_start(s, r);
 		for (uint32_t i = 0; i < 3; i++) {
 			uint64_t tg = 0xffff888105c00000ULL + i * 0x200;
 			for (int a = 0; a < 4; a++) {
@@ -139,6 +152,7 @@ static void percpu_counter(struct story *s)
 
 	kernel_rec_side_band(&s->k, s->img, 500, "fio", 501, 8);
 	for (int r = 0; r < ROUNDS; r++) {
+		round_start(s, r);
 		for (uint32_t i = 0; i < 2; i++) {
 			uint64_t fbc = 0xffff888106e00000ULL + i * 0x400 + fbc_off;
 			uint32_t slow = i * 4;
@@ -177,6 +191,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--shift") && i + 1 < argc)
 			shift = strtoull(argv[++i], NULL, 16);
 	}
+	s.k.step = STEP_NS;
 	s.img = prog_probe_open(argv[2]);
 	s.db = type_probe_open(argv[2]);
 	kernel_rec_open(&s.k, "story_perfdata", s.img, argv[3], shift, 2, 4, "story-test");
