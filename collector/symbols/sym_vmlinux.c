@@ -145,11 +145,22 @@ struct sym_dso *sym_vmlinux_opened(const struct sym_vmlinux *v)
 	return v->dso;
 }
 
+/* A dso reads a path as recorded (absolute): a relative one is made
+ * absolute from the working directory first. */
+static struct sym_dso *dso_at(const char *path)
+{
+	char abs[PATH_MAX];
+
+	if (path[0] != '/' && realpath(path, abs))
+		path = abs;
+	return sym_dso_new(path, NULL, 0);
+}
+
 size_t symtab_file_build_id(const char *path, uint8_t out[20])
 {
 	static const char *const no_dirs[] = { NULL };
 	struct sym_elf_opts o = { .symfs = "", .debug_dirs = no_dirs };
-	struct sym_dso *d = sym_dso_new(path, NULL, 0);
+	struct sym_dso *d = dso_at(path);
 	size_t n = 0;
 
 	if (!d)
@@ -178,7 +189,7 @@ int symtab_kernel_shift(const char *image, const char *ref, uint64_t ref_addr, u
 {
 	static const char *const no_dirs[] = { NULL };
 	struct sym_elf_opts o = { .symfs = "", .debug_dirs = no_dirs };
-	struct sym_dso *d = sym_dso_new(image, NULL, 0);
+	struct sym_dso *d = dso_at(image);
 	int rc = 0;
 
 	*shift = 0;

@@ -6,6 +6,7 @@
 #include "store/ingest/live_session.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,7 @@ struct live_session {
 	struct live_counts last_counts;
 	struct timespec t0, t1;
 	bool started, stopped;
+	const char *vmlinux;                 /* -k (checked against this kernel), NULL: none */
 };
 
 static double elapsed(const struct timespec *a, const struct timespec *b)
@@ -85,6 +87,24 @@ static int write_topology(struct live_session *ls, struct c2c_error *err)
 			return rc;
 	}
 	return 0;
+}
+
+/* The -k image, as an import records the one it used: reading the
+ * session later attributes kernel heap samples with its DWARF. */
+static int write_vmlinux(struct live_session *ls, struct c2c_error *err)
+{
+	char abs[PATH_MAX], hex[41] = "";
+	uint8_t bid[20];
+	size_t bn = symtab_file_build_id(ls->vmlinux, bid);
+	int rc;
+
+	if (!realpath(ls->vmlinux, abs))
+		return 0;
+	for (size_t i = 0; i < bn; i++)
+		snprintf(hex + 2 * i, 3, "%02x", bid[i]);
+	if ((rc = store_set_meta(ls->st, STORE_META_VMLINUX, abs, err)) < 0)
+		return rc;
+	return store_set_meta(ls->st, STORE_META_VMLINUX_BID, hex, err);
 }
 
 static int write_meta(struct live_session *ls, const char *kind, const char *cmdline, struct c2c_error *err)
@@ -148,6 +168,8 @@ static int write_meta(struct live_session *ls, const char *kind, const char *cmd
 	}
 	if (!rc)
 		rc = write_topology(ls, err);
+	if (!rc && ls->vmlinux)
+		rc = write_vmlinux(ls, err);
 	if (!rc)
 		rc = store_commit(ls->st, err);
 	return rc;
@@ -228,6 +250,7 @@ int live_session_new_vmlinux(struct live_session **out, const char *path, const 
 		return c2c_error_set(err, -ENOMEM, "out of memory");
 	if ((rc = live_new(&ls->lv, opt, err)) < 0)
 		goto fail;
+	ls->vmlinux = vmlinux;
 	if ((rc = create_session(ls, path, source_kind, cmdline, err)) < 0)
 		goto fail;
 	if ((rc = live_ingest_new(&ls->li, ls->st, &so, err)) < 0)

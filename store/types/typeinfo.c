@@ -130,7 +130,7 @@ struct kimage {
 	size_t bin;              /* its DWARF: bins.v[bin - 1] (an index: v moves as it
 	                            grows), 0 when there is none */
 	uint64_t shift;          /* KASLR: run-time address - address in the image */
-	char why[128];           /* why kernel heap samples stay unresolved (e NULL) */
+	char why[128];           /* why kernel heap samples stay unresolved (bin 0) */
 };
 
 struct bins {
@@ -439,8 +439,8 @@ static struct kimage *kimage_get(struct store *st, struct bins *b)
 		}
 	}
 	if (access(path, R_OK) != 0) {
-		snprintf(k->why, sizeof(k->why), "kernel heap: vmlinux %.60s%s: %s (give one with -k)",
-			 path, path == meta ? " (recorded at import)" : "", strerror(errno));
+		snprintf(k->why, sizeof(k->why), "kernel heap: vmlinux %.48s%s: %s (give one with -k)",
+			 path, path == meta ? " (recorded in the session)" : "", strerror(errno));
 		return k;
 	}
 	/* the image of another build names the wrong types: refused as the
@@ -1415,7 +1415,9 @@ int typeinfo_query_kernel(struct store *st, struct typeinfo_kernel_stats *out, s
 	 * "[kernel.kallsyms]") */
 	rc = prep(st, &s,
 		  "SELECT count(*), coalesce(sum(how != 0), 0), coalesce(sum(heap), 0),"
-		  " coalesce(sum(heap AND how IN (2, 4) AND coalesce(member, '') != ''), 0)"
+		  " coalesce(sum(heap AND how IN (2, 4) AND coalesce(member, '') != ''), 0),"
+		  " coalesce(sum(how = 0), 0), coalesce(sum(how = 1), 0), coalesce(sum(how = 2), 0),"
+		  " coalesce(sum(how = 3), 0), coalesce(sum(how = 4), 0)"
 		  " FROM (SELECT t.how, t.member, t.how NOT IN (1, 3) AND"
 		  "  (d.name IS NULL OR d.name = '' OR d.name LIKE '[%') AS heap"
 		  "  FROM type_attr t JOIN samples s ON s.id = t.sample_id LEFT JOIN dsyms d ON d.id = s.dsym"
@@ -1429,6 +1431,8 @@ int typeinfo_query_kernel(struct store *st, struct typeinfo_kernel_stats *out, s
 		out->attributed = (uint64_t)sqlite3_column_int64(s, 1);
 		out->heap = (uint64_t)sqlite3_column_int64(s, 2);
 		out->heap_member = (uint64_t)sqlite3_column_int64(s, 3);
+		for (int i = 0; i < TYPEINFO_NR_HOW; i++)
+			out->by_how[i] = (uint64_t)sqlite3_column_int64(s, 4 + i);
 	} else {
 		rc = store_sqlerr(st, err, "counting kernel samples");
 	}

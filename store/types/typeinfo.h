@@ -75,6 +75,7 @@ int typeinfo_struct_names(struct store *st, const struct typeinfo_opts *o, const
  * data symbol) and those of them attributed to a member. */
 struct typeinfo_kernel_stats {
 	uint64_t samples, attributed;
+	uint64_t by_how[TYPEINFO_NR_HOW];
 	uint64_t heap, heap_member;
 	char why[128];              /* the most frequent reason a kernel sample stayed unresolved */
 	uint64_t why_n;

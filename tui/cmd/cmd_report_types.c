@@ -71,8 +71,11 @@ static int report_kernel(struct store *st, struct c2c_error *err)
 		return -1;
 	if (!k.samples)
 		return 0;
-	printf("\nKernel samples: %llu, attributed %llu (%.1f%%)\n", (unsigned long long)k.samples,
-	       (unsigned long long)k.attributed, 100.0 * (double)k.attributed / (double)k.samples);
+	printf("\nKernel samples: %llu, attributed %llu (%.1f%%; global/insn/stack/manual %llu/%llu/%llu/%llu)\n",
+	       (unsigned long long)k.samples, (unsigned long long)k.attributed,
+	       100.0 * (double)k.attributed / (double)k.samples,
+	       (unsigned long long)k.by_how[TYPES_HOW_GLOBAL], (unsigned long long)k.by_how[TYPES_HOW_INSN],
+	       (unsigned long long)k.by_how[TYPES_HOW_STACK], (unsigned long long)k.by_how[TYPES_HOW_MANUAL]);
 	printf("Kernel heap samples attributed to a member: %llu of %llu (%.1f%%)\n",
 	       (unsigned long long)k.heap_member, (unsigned long long)k.heap,
 	       k.heap ? 100.0 * (double)k.heap_member / (double)k.heap : 0.0);
