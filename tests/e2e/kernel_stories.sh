@@ -12,8 +12,9 @@
 #  (d) tg_load_skip   "skip the tg->load_avg update when nothing changed"
 # Per story: report -k names the functions at the shifted addresses as perf
 # c2c report -k does; --verdicts gives the hot lines' verdicts before and
-# after; --types names the members, --layout shows the heat and the
-# proposal, report --diff shows the members moving and their HITM falling
+# after; --types types every kernel heap sample, --verdicts names the
+# members, --layout shows the heat and the proposal, report --diff (each
+# side typed with its own image) shows the members moving and their HITM falling
 # (for (d): fewer stores and HITM from update_tg_load_avg, same layout).
 # Every number is the generator's (see story_perfdata.c's header).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -32,7 +33,7 @@ V_MIXED=mixed    # true sharing of one member plus false sharing of others
 V_TRUE=true      # true sharing only
 V_NONE=none      # no contention
 
-# The stories: name, image source, after flag, objects' data addresses.
+# The objects' data addresses and the two boots' KASLR shifts (story_perfdata.c).
 SE_OBJS="0xffff888104a00000 0xffff888104a00400 0xffff888104a00800"
 TG_OBJS="0xffff888105c00000 0xffff888105c00200 0xffff888105c00400"
 PC_SBI="0xffff888106e00000 0xffff888106e00400"
