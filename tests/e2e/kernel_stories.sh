@@ -243,6 +243,22 @@ else
 	nok "$T: se: diff -k BEFORE_IMG -k AFTER_IMG of sessions imported without them: the same lines and layout" \
 		"$(diff se_k.typed se.typed | head -5 | tr '\n' '|') $(head -c 200 se_k.err)"
 fi
+"$C2CTUI" report --diff se_before.db se_after.db --format json >se.json 2>/dev/null
+if python3 - se.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = {(x["type"], x["member"]): x for x in d["members"]}
+a = m[("struct sched_entity", "avg")]
+assert a["moved"] and (a["offset_before"], a["offset_after"]) == (88, 192), a
+assert (a["line_before"], a["line_after"]) == (1, 3), a
+assert a["before"]["hitm"] == 60 and a["after"]["hitm"] == 0, a
+la = m[("struct sched_entity", "avg.load_avg")]
+assert la["moved"] and la["before"]["lcl_hitm"] == 30 and la["after"]["hitm"] == 0, la
+assert not m[("struct sched_entity", "exec_start")]["moved"]
+f = {x["function"]: x for x in d["functions"]}
+assert f["task_util"]["before"]["rmt_hitm"] == 30 and f["task_util"]["after"]["hitm"] == 0
+PY
+then ok "$T: se: diff json: avg moved 88 -> 192 (line 1 -> 3), HITM 60 -> 0"; else nok "$T: se: diff json" "unexpected JSON"; fi
 row "se: diff: by function: task_h_load HITM gone" se.dfuncs "  task_h_load " "30 -> 0 (-30)"
 row "se: diff: by function: task_util HITM gone" se.dfuncs "  task_util " "30 -> 0 (-30)"
 
