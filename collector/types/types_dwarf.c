@@ -669,6 +669,43 @@ static int op_breg(const Dwarf_Op *op, int64_t *off)
 typedef int (*scope_fn)(struct types_db *db, Dwarf_Die *scopes, int nscopes, int i,
 			Dwarf_Die *var, Dwarf_Op *ops, size_t nops, void *ctx);
 
+/* The scopes containing pc as the code nests them, innermost first (the
+ * CU last), in a malloc'd array; 0 when no function of the CU's top level
+ * holds pc (C++ namespaces: the caller falls back to dwarf_getscopes).
+ * dwarf_getscopes follows an inlined subroutine to its abstract definition,
+ * which drops the function it was inlined into and the variables live
+ * there: the pointer parameter of update_tg_load_avg(tg) around an inlined
+ * atomic_long_add(&tg->load_avg), the kernel's commonest shape. */
+static int concrete_scopes(Dwarf_Die *cu, uint64_t pc, Dwarf_Die **out)
+{
+	Dwarf_Die chain[64];
+	int n = 0;
+
+	chain[n++] = *cu;
+	while (n < (int)(sizeof(chain) / sizeof(chain[0]))) {
+		Dwarf_Die c;
+		bool found = false;
+		if (dwarf_child(&chain[n - 1], &c) != 0)
+			break;
+		do {
+			int tag = dwarf_tag(&c);
+			if ((tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
+			     tag == DW_TAG_lexical_block) && dwarf_haspc(&c, pc) == 1) {
+				found = true;
+				break;
+			}
+		} while (dwarf_siblingof(&c, &c) == 0);
+		if (!found)
+			break;
+		chain[n++] = c;
+	}
+	if (n == 1 || !(*out = malloc((size_t)n * sizeof(**out))))
+		return 0;
+	for (int i = 0; i < n; i++)
+		(*out)[i] = chain[n - 1 - i];
+	return n;
+}
+
 /* Calls fn for every variable/parameter in the scopes around pc with a
  * location at pc, innermost scope first; stops when fn returns non-zero. */
 static int each_live_var(struct types_db *db, uint64_t pc, scope_fn fn, void *ctx)
@@ -679,7 +716,9 @@ static int each_live_var(struct types_db *db, uint64_t pc, scope_fn fn, void *ct
 
 	if (!dwarf_addrdie(p->dwarf, pc, &cudie))
 		return -ENOENT;
-	n = dwarf_getscopes(&cudie, pc, &scopes);
+	n = concrete_scopes(&cudie, pc, &scopes);
+	if (n == 0)
+		n = dwarf_getscopes(&cudie, pc, &scopes);
 	for (int i = 0; i < n && rc == -ENOENT; i++) {
 		Dwarf_Die c;
 		if (dwarf_child(&scopes[i], &c) != 0)

@@ -22,13 +22,7 @@ cd "$E2E_TMP" || exit 1
 export HOME=$E2E_TMP/home   # perf's build-id cache, not the user's
 mkdir -p "$HOME"
 
-kbuild() { # OUT [cc flags]
-	local out=$1
-	shift
-	cc -g -O1 -mcmodel=kernel -fno-pie -no-pie -nostdlib -ffreestanding -static -Wl,--build-id \
-		-Wl,-T,"$C2C_TOP/tests/kernel/kernel.lds" "$@" -o "$out" "$C2C_TOP/tests/kernel/kvm.c"
-}
-if ! kbuild vmlinux 2>/dev/null || ! kbuild vmlinux.other -DOTHER 2>/dev/null; then
+if ! kernel_image vmlinux kvm.c 2>/dev/null || ! kernel_image vmlinux.other kvm.c -DOTHER 2>/dev/null; then
 	skip "$T" "cannot build the kernel-shaped test image (cc -mcmodel=kernel)"
 	exit 0
 fi
@@ -37,19 +31,8 @@ if ! "$gen" "$PWD/vmlinux" k.data --shift 2a00000 >/dev/null; then
 	exit 0
 fi
 
-# Code sites of the Pareto rows: address, function, file:line.
-sites_of() { # report text on stdin
-	awk '/\[k\]/ { a = ""; f = ""; s = "";
-		for (i = 1; i <= NF; i++) {
-			if ($i ~ /^0xffffffff8/ && a == "" && i > 6) a = $i
-			if ($i == "[k]") f = $(i + 1)
-			if ($i ~ /^[^ ]+:[0-9]+$/) s = $i
-		}
-		print a, f, s }' | sort
-}
-
 "$C2CTUI" report -k vmlinux k.data >ours.txt 2>ours.err
-sites_of <ours.txt >ours.sites
+kernel_sites <ours.txt >ours.sites
 want="0xffffffff83a00002 kvm_vcpu_kick kvm.c:24
 0xffffffff83a00008 vcpu_enter_guest kvm.c:29
 0xffffffff83a0000d vcpu_enter_guest kvm.c:30
@@ -62,7 +45,7 @@ else
 	nok "$T: report -k names the kernel functions at the KASLR-shifted addresses" "$(tr '\n' '|' <ours.sites) $(head -c 300 ours.err)"
 fi
 
-"$C2CTUI" report k.data 2>/dev/null | sites_of >plain.sites
+"$C2CTUI" report k.data 2>/dev/null | kernel_sites >plain.sites
 if grep -q vcpu_enter_guest plain.sites; then
 	nok "$T: without -k the sites stay addresses" "$(tr '\n' '|' <plain.sites)"
 else
@@ -70,7 +53,7 @@ else
 fi
 
 if command -v perf >/dev/null 2>&1; then
-	perf c2c report --stdio -k vmlinux -i k.data 2>/dev/null | sites_of >perf.sites
+	perf c2c report --stdio -k vmlinux -i k.data 2>/dev/null | kernel_sites >perf.sites
 	if [ -s perf.sites ] && cmp -s perf.sites ours.sites; then
 		ok "$T: code sites and Source:Line equal perf c2c report -k"
 	else
@@ -101,9 +84,9 @@ rel=6.1.0-c2c-gen
 for place in "usr/lib/debug/.build-id/${bid:0:2}/${bid:2}.debug" "boot/vmlinux-$rel"; do
 	rm -rf root && mkdir -p "root/$(dirname "$place")"
 	cp vmlinux.other "root/$place"
-	"$C2CTUI" report --symfs "$PWD/root" k.data 2>/dev/null | sites_of >other.sites
+	"$C2CTUI" report --symfs "$PWD/root" k.data 2>/dev/null | kernel_sites >other.sites
 	cp vmlinux "root/$place"
-	"$C2CTUI" report --symfs "$PWD/root" k.data 2>/dev/null | sites_of >found.sites
+	"$C2CTUI" report --symfs "$PWD/root" k.data 2>/dev/null | kernel_sites >found.sites
 	if cmp -s found.sites ours.sites && ! grep -q kvm_ other.sites; then
 		ok "$T: found by build-id at /$(dirname "$place")/, another build there never used"
 	else
@@ -115,9 +98,9 @@ done
 # perf's rule for -k with --symfs: a relative path under the symfs, an
 # absolute one as it is (another build sits in the other place each time).
 rm -rf root2 && mkdir root2 && cp vmlinux root2/img && cp vmlinux.other img
-"$C2CTUI" report --symfs "$PWD/root2" -k img k.data 2>rel.err | sites_of >rel.sites
+"$C2CTUI" report --symfs "$PWD/root2" -k img k.data 2>rel.err | kernel_sites >rel.sites
 mkdir -p "root2$PWD" && cp vmlinux.other "root2$PWD/vmlinux"
-"$C2CTUI" report --symfs "$PWD/root2" -k "$PWD/vmlinux" k.data 2>abs.err | sites_of >abs.sites
+"$C2CTUI" report --symfs "$PWD/root2" -k "$PWD/vmlinux" k.data 2>abs.err | kernel_sites >abs.sites
 if cmp -s rel.sites ours.sites && cmp -s abs.sites ours.sites; then
 	ok "$T: -k with --symfs: relative under it, absolute as it is"
 else

@@ -39,3 +39,26 @@ conn_sessions() {
     "$C2CTUI" import before.data -o before.db >/dev/null 2>&1 &&
     "$C2CTUI" import after.data -o after.db >/dev/null 2>&1
 }
+
+# kernel_image OUT SRC [cc flags]: builds a kernel-shaped test image from
+# SRC (under tests/kernel/) as a small vmlinux: -mcmodel=kernel, placed by
+# tests/kernel/kernel.lds at 0xffffffff81000000, DWARF, a build-id.
+kernel_image() {
+  local out=$1 src=$2
+  shift 2
+  cc -g -O1 -mcmodel=kernel -fno-pie -no-pie -nostdlib -ffreestanding -static -Wl,--build-id \
+    -Wl,-T,"$C2C_TOP/tests/kernel/kernel.lds" "$@" -o "$out" "$C2C_TOP/tests/kernel/$src"
+}
+
+# kernel_sites: the code sites of a report's Pareto rows on stdin (ours or
+# perf c2c report --stdio's), one "address function file:line" per line,
+# sorted.
+kernel_sites() {
+  awk '/\[k\]/ { a = ""; f = ""; s = "";
+    for (i = 1; i <= NF; i++) {
+      if ($i ~ /^0xffffffff[89a-f]/ && a == "" && i > 6) a = $i
+      if ($i == "[k]") f = $(i + 1)
+      if ($i ~ /^[^ ]+:[0-9]+$/) s = $i
+    }
+    print a, f, s }' | sort
+}

@@ -45,7 +45,8 @@ void prog_probe_close(struct prog_probe *p)
 	free(p);
 }
 
-uint64_t prog_probe_sym(struct prog_probe *p, const char *name)
+/* st_value and st_size of a .symtab symbol (exits when absent). */
+static uint64_t sym_lookup(struct prog_probe *p, const char *name, uint64_t *size)
 {
 	Elf_Scn *scn = NULL;
 
@@ -59,12 +60,21 @@ uint64_t prog_probe_sym(struct prog_probe *p, const char *name)
 			GElf_Sym s;
 			const char *n;
 			if (gelf_getsym(d, (int)i, &s) && (n = elf_strptr(p->elf, sh.sh_link, s.st_name)) &&
-			    !strcmp(n, name))
+			    !strcmp(n, name)) {
+				*size = s.st_size;
 				return s.st_value;
+			}
 		}
 	}
 	fprintf(stderr, "prog_probe: no symbol %s in %s\n", name, p->path);
 	exit(1);
+}
+
+uint64_t prog_probe_sym(struct prog_probe *p, const char *name)
+{
+	uint64_t size;
+
+	return sym_lookup(p, name, &size);
 }
 
 /* The nth instruction of fn (lea excluded) with a memory operand that is
@@ -109,6 +119,93 @@ static uint64_t find_mem_insn(struct prog_probe *p, const char *fn, int nth, int
 	}
 	fprintf(stderr, "prog_probe: no memory %s in %s of %s\n",
 		want < 0 ? "instruction" : want ? "store" : "load", fn, p->path);
+	exit(1);
+}
+
+/* The 64-bit general register a register is part of, numbered ax bx cx dx
+ * si di bp sp then r8..r15 (0..15), or -1: "edi", "di" and "dil" are rdi. */
+static int gpr64(csh cs, unsigned reg)
+{
+	static const char *const base[] = { "ax", "bx", "cx", "dx", "si", "di", "bp", "sp" };
+	const char *n = cs_reg_name(cs, reg);
+	char b[3] = { 0 };
+
+	if (!n)
+		return -1;
+	if (n[0] == 'r' && n[1] >= '0' && n[1] <= '9')
+		return atoi(n + 1);
+	if ((n[0] == 'r' || n[0] == 'e') && strlen(n) == 3)
+		n++;
+	b[0] = n[0];
+	b[1] = n[1] == 'l' || n[1] == 'h' ? 'x' : n[1];
+	if (!strcmp(n, "sil") || !strcmp(n, "dil") || !strcmp(n, "bpl") || !strcmp(n, "spl"))
+		b[1] = n[1];
+	for (int i = 0; i < 8; i++)
+		if (!strcmp(b, base[i]))
+			return i;
+	return -1;
+}
+
+uint64_t prog_probe_member_access(struct prog_probe *p, const char *fn, int64_t disp, bool store)
+{
+	/* registers holding the first argument: rdi and its copies, in a
+	 * straight-line reading of the function (as the attribution tracks) */
+	uint32_t obj = 1u << 5;
+	uint64_t size, start = sym_lookup(p, fn, &size);
+	Elf_Scn *scn = NULL;
+	csh cs;
+
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
+		die(p, "capstone");
+	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
+	while ((scn = elf_nextscn(p->elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		cs_insn *insn;
+		size_t count;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || start < sh.sh_addr ||
+		    start >= sh.sh_addr + sh.sh_size)
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!size || size > sh.sh_addr + sh.sh_size - start)
+			size = sh.sh_addr + sh.sh_size - start;
+		count = cs_disasm(cs, (const uint8_t *)d->d_buf + (start - sh.sh_addr), size, start, 0,
+				  &insn);
+		for (size_t i = 0; i < count; i++) {
+			const cs_x86 *x = &insn[i].detail->x86;
+			cs_regs rd, wrs;
+			uint8_t nrd = 0, nwr = 0;
+			for (int k = 0; insn[i].id != X86_INS_LEA && k < x->op_count; k++) {
+				const cs_x86_op *o = &x->operands[k];
+				bool wr = (o->access & CS_AC_WRITE) != 0;
+				int b = o->type == X86_OP_MEM ? gpr64(cs, o->mem.base) : -1;
+				if (b >= 0 && (obj >> b & 1) &&
+				    o->mem.index == X86_REG_INVALID && o->mem.disp == disp &&
+				    (store ? wr : (o->access & CS_AC_READ) != 0)) {
+					uint64_t a = insn[i].address;
+					cs_free(insn, count);
+					cs_close(&cs);
+					return a;
+				}
+			}
+			/* a 64-bit register copy of the object keeps it; any other
+			 * write to a register holding it ends that */
+			if (insn[i].id == X86_INS_MOV && x->op_count == 2 && x->operands[0].type == X86_OP_REG &&
+			    x->operands[1].type == X86_OP_REG && insn[i].detail->x86.operands[0].size == 8 &&
+			    gpr64(cs, x->operands[1].reg) >= 0 && (obj >> gpr64(cs, x->operands[1].reg) & 1)) {
+				obj |= 1u << gpr64(cs, x->operands[0].reg);
+				continue;
+			}
+			if (cs_regs_access(cs, &insn[i], rd, &nrd, wrs, &nwr) == CS_ERR_OK)
+				for (int k = 0; k < nwr; k++)
+					if (gpr64(cs, wrs[k]) >= 0)
+						obj &= ~(1u << gpr64(cs, wrs[k]));
+		}
+		if (count)
+			cs_free(insn, count);
+	}
+	fprintf(stderr, "prog_probe: no %s at +%#llx in %s of %s\n", store ? "store" : "load",
+		(unsigned long long)disp, fn, p->path);
 	exit(1);
 }
 

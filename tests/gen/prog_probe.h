@@ -25,6 +25,13 @@ uint64_t prog_probe_sym(struct prog_probe *p, const char *name);
 uint64_t prog_probe_mem_insn(struct prog_probe *p, const char *fn, int nth);
 /* The first such instruction that writes (store) or reads memory. */
 uint64_t prog_probe_mem_access(struct prog_probe *p, const char *fn, bool store);
+/* The first instruction of fn (within its symbol's size) that writes
+ * (store) or reads (a read-modify-write such as `lock add` is both) the
+ * member at disp of the object fn's first argument points to: memory
+ * operand base + disp, no index, the base rdi or a 64-bit copy of it made
+ * before (read straight through, as the attribution tracks registers).
+ * Exits when there is none. */
+uint64_t prog_probe_member_access(struct prog_probe *p, const char *fn, int64_t disp, bool store);
 /* The GNU build-id note's bytes (up to 20; 0 when there is none). */
 size_t prog_probe_build_id(struct prog_probe *p, uint8_t out[20]);
 /* Runs the program once and fills vals[i] from its "names[i] 0x..." output

@@ -25,54 +25,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tests/gen/perfdata_writer.h"
+#include "tests/gen/kernel_rec.h"
 #include "tests/gen/prog_probe.h"
 
 /* Kernel heap objects: the x86-64 direct map (page_offset_base). */
 #define HEAP_BASE 0xffff888100000000ULL
 #define HEAP_OBJS 4
 
-static struct prog_probe *prog;
-
-struct ctx {
-	struct pdw *w;
-	int ld, st;
-	uint64_t t;
-};
-
-static void sample(struct ctx *c, int32_t tid, uint32_t cpu, uint64_t ip, uint64_t addr,
-		   enum pdw_mem_class cls, int n)
-{
-	bool store = cls >= PDW_ST_L1_HIT;
-	for (int i = 0; i < n; i++) {
-		struct c2c_sample s = {
-			.event = (uint32_t)(store ? c->st : c->ld),
-			.cpumode = C2C_MODE_KERNEL, .exact_ip = 1,
-			.time = c->t, .ip = ip, .pid = 200, .tid = tid, .cpu = cpu,
-			.addr = addr, .period = 1, .weight = store ? 0 : 150,
-			.data_src = pdw_data_src(cls, 0),
-		};
-		c->t += 1000000;
-		if (pdw_sample(c->w, &s) < 0) {
-			fprintf(stderr, "kernel_perfdata: %s\n", pdw_error(c->w)->msg);
-			exit(1);
-		}
-	}
-}
-
 int main(int argc, char **argv)
 {
-	struct c2c_error err = { 0 };
-	struct pdw_attr la, sa;
-	struct pdw_sid sid = { 0 };
-	struct ctx c = { 0 };
+	struct kernel_rec k = { 0 };
+	struct prog_probe *prog;
 	uint64_t shift = 0x2a00000;
 	bool heap = false;
-	uint8_t bid[20];
-	size_t bn;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: kernel_perfdata VMLINUX OUT.data [--shift HEX]\n");
+		fprintf(stderr, "usage: kernel_perfdata VMLINUX OUT.data [--shift HEX] [--heap]\n");
 		return 2;
 	}
 	for (int i = 3; i < argc; i++)
@@ -81,58 +49,29 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--heap"))
 			heap = true;
 	prog = prog_probe_open(argv[1]);
-	if (!(bn = prog_probe_build_id(prog, bid))) {
-		fprintf(stderr, "kernel_perfdata: %s has no build-id\n", argv[1]);
-		return 1;
-	}
-	uint64_t text = prog_probe_sym(prog, "_text"), vcpu = prog_probe_sym(prog, "vcpu0") + shift;
-	c.w = pdw_new(argv[2], NULL, &err);
-	if (!c.w) {
-		fprintf(stderr, "kernel_perfdata: %s\n", err.msg);
-		return 1;
-	}
-	pdw_describe_machine(c.w, 1, 4, "kernel-test");
-	pdw_add_build_id(c.w, -1, 1 /* PERF_RECORD_MISC_KERNEL */, bid, (uint8_t)bn, "[kernel.kallsyms]");
-	pdw_attr_mem_loads(&la, 30, 4);
-	pdw_attr_mem_stores(&sa, 4);
-	c.ld = pdw_add_attr(c.w, &la);
-	c.st = pdw_add_attr(c.w, &sa);
-	c.t = 1000000000ULL;
-	sid.time = c.t - 1000;
-	/* What perf record synthesizes for a KASLR kernel. */
-	struct c2c_mmap km = { .pid = -1, .tid = 0, .cpumode = C2C_MODE_KERNEL,
-			       .filename = "[kernel.kallsyms]_text", .start = text + shift,
-			       .len = 0x2000000, .pgoff = text + shift, .prot = 5 };
-	pdw_mmap(c.w, &km, &sid);
-	struct c2c_comm cm = { .pid = 200, .tid = 200, .exec = 1, .comm = "qemu-kvm" };
-	pdw_comm(c.w, &cm, &sid);
-	for (int32_t t = 201; t <= 203; t++) {
-		struct c2c_task tk = { .pid = 200, .ppid = 200, .tid = t, .ptid = 200, .time = sid.time };
-		pdw_fork(c.w, &tk, &sid);
-	}
-	uint64_t ip_kick = prog_probe_mem_insn(prog, "kvm_vcpu_kick", 0) + shift;
-	uint64_t ip_exits = prog_probe_mem_insn(prog, "vcpu_enter_guest", 0) + shift;
-	uint64_t ip_mode = prog_probe_mem_insn(prog, "vcpu_enter_guest", 1) + shift;
-	uint64_t ip_run = prog_probe_mem_insn(prog, "kvm_arch_vcpu_runnable", 0) + shift;
+	kernel_rec_open(&k, "kernel_perfdata", prog, argv[2], shift, 1, 4, "kernel-test");
+	kernel_rec_side_band(&k, prog, 200, "qemu-kvm", 201, 3);
+	uint64_t vcpu = prog_probe_sym(prog, "vcpu0") + shift;
+	uint64_t ip_kick = prog_probe_mem_insn(prog, "kvm_vcpu_kick", 0);
+	uint64_t ip_exits = prog_probe_mem_insn(prog, "vcpu_enter_guest", 0);
+	uint64_t ip_mode = prog_probe_mem_insn(prog, "vcpu_enter_guest", 1);
+	uint64_t ip_run = prog_probe_mem_insn(prog, "kvm_arch_vcpu_runnable", 0);
 	for (int round = 0; round < 2; round++) {
-		sample(&c, 201, 0, ip_kick, vcpu + 8, PDW_ST_L1_HIT, 6);
-		sample(&c, 202, 1, ip_exits, vcpu + 24, PDW_ST_L1_HIT, 5);
-		sample(&c, 202, 1, ip_mode, vcpu, PDW_LD_LCL_HITM, 4);
-		sample(&c, 203, 2, ip_run, vcpu + 16, PDW_LD_LCL_HITM, 7);
-		pdw_finished_round(c.w);
+		kernel_rec_sample(&k, 201, 0, ip_kick, vcpu + 8, PDW_ST_L1_HIT, 150, 6);
+		kernel_rec_sample(&k, 202, 1, ip_exits, vcpu + 24, PDW_ST_L1_HIT, 150, 5);
+		kernel_rec_sample(&k, 202, 1, ip_mode, vcpu, PDW_LD_LCL_HITM, 150, 4);
+		kernel_rec_sample(&k, 203, 2, ip_run, vcpu + 16, PDW_LD_LCL_HITM, 150, 7);
+		kernel_rec_round(&k);
 	}
-	for (int k = 0; heap && k < HEAP_OBJS; k++) {
-		uint64_t o = HEAP_BASE + (uint64_t)k * 0x40;
-		sample(&c, 201, 0, ip_kick, o + 8, PDW_ST_L1_HIT, 3);
-		sample(&c, 202, 1, ip_exits, o + 24, PDW_ST_L1_HIT, 2);
-		sample(&c, 202, 1, ip_mode, o, PDW_LD_LCL_HITM, 2);
-		sample(&c, 203, 2, ip_run, o + 16, PDW_LD_LCL_HITM, 4);
-		pdw_finished_round(c.w);
+	for (int n = 0; heap && n < HEAP_OBJS; n++) {
+		uint64_t o = HEAP_BASE + (uint64_t)n * 0x40;
+		kernel_rec_sample(&k, 201, 0, ip_kick, o + 8, PDW_ST_L1_HIT, 150, 3);
+		kernel_rec_sample(&k, 202, 1, ip_exits, o + 24, PDW_ST_L1_HIT, 150, 2);
+		kernel_rec_sample(&k, 202, 1, ip_mode, o, PDW_LD_LCL_HITM, 150, 2);
+		kernel_rec_sample(&k, 203, 2, ip_run, o + 16, PDW_LD_LCL_HITM, 150, 4);
+		kernel_rec_round(&k);
 	}
-	if (pdw_close(c.w, &err) < 0) {
-		fprintf(stderr, "kernel_perfdata: %s\n", err.msg);
-		return 1;
-	}
+	kernel_rec_close(&k);
 	printf("shift %#" PRIx64 "\n", shift);
 	prog_probe_close(prog);
 	return 0;

@@ -295,6 +295,47 @@ static void test_heap_insn(void)
 	types_free(db);
 }
 
+/* A member touched by an inlined helper: the pointer parameter lives in
+ * the function the helper was inlined into (dwarf_getscopes alone follows
+ * the inlined body to its abstract definition and misses it). The kernel's
+ * update_tg_load_avg(tg) around atomic_long_add(&tg->load_avg), reduced. */
+static void test_heap_insn_inlined(void)
+{
+	static const char src[] =
+		"struct tg { long a[16]; long load_avg; long rt_se; };\\n"
+		"static inline void add(long i, long *v) { __atomic_fetch_add(v, i, __ATOMIC_RELAXED); }\\n"
+		"__attribute__((noinline)) void update_tg(struct tg *tg, long d) { add(d, &tg->load_avg); }\\n"
+		"int main(void) { static struct tg t; update_tg(&t, 1); return 0; }\\n";
+	struct types_db *db = NULL;
+	struct insn_decoder *dec;
+	struct c2c_error err = { 0 };
+	struct types_attr a;
+	char path[512], cmd[1600], tbuf[64];
+	uint64_t pc;
+
+	snprintf(path, sizeof(path), "%s/inlined", test_tmpdir());
+	snprintf(cmd, sizeof(cmd), "printf '%s' | cc -x c -g -O2 -o '%s' - 2>/dev/null", src, path);
+	if (system(cmd) != 0) {
+		test_skip("cannot build a program with cc -g -O2");
+		return;
+	}
+	CHECK(types_open_dwarf(&db, path, NULL, &err) == 0);
+	if (!db)
+		return;
+	pc = types_prog_mem_insn(path, "update_tg", 0);
+	CHECK(pc != 0);
+	CHECK(insn_decoder_new(&dec, insn_arch_from_elf(types_machine(db)), NULL) == 0);
+	CHECK(types_attribute(db, dec, pc, 0x5000, false, 0, &a) == 0);
+	if (a.how != TYPES_HOW_INSN)
+		printf("# update_tg: %s\n", a.why);
+	CHECK(a.how == TYPES_HOW_INSN);
+	CHECK_STR(a.hit.path, "load_avg");
+	CHECK_STR(types_name(db, a.type, tbuf, sizeof(tbuf)), "struct tg");
+	CHECK_STR(a.var, "tg");
+	insn_decoder_free(dec);
+	types_free(db);
+}
+
 static void test_insn_decode(void)
 {
 	struct insn_decoder *dec;
@@ -655,6 +696,7 @@ TEST_MAIN(
 	TEST_CASE(test_array_elements),
 	TEST_CASE(test_insn_decode),
 	TEST_CASE(test_heap_insn),
+	TEST_CASE(test_heap_insn_inlined),
 	TEST_CASE(test_stack_insn),
 	TEST_CASE(test_tracked_through_load),
 	TEST_CASE(test_unresolved_integer),
