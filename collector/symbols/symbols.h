@@ -84,6 +84,13 @@ int symtab_check_vmlinux(struct symtab *st, struct c2c_error *err);
  * Returns its size, 0 when unknown. */
 size_t symtab_host_kernel_build_id(uint8_t out[20]);
 
+/* Kernel modules whose .ko was found but not used because its build-id
+ * note is not the recorded one (the module's code then stays with
+ * kallsyms), for the command layer to say once each: the i-th module's map
+ * name and the first such file. False past the last. Grows as lookups
+ * meet new modules, so ask after the samples. */
+bool symtab_kmod_refused(const struct symtab *st, size_t i, const char **module, const char **file);
+
 /* Number of kernel symbols loaded (0: none, kernel addresses stay hex),
  * for the command layer to say so. */
 size_t symtab_kernel_symbols(const struct symtab *st);

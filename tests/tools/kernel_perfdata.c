@@ -7,6 +7,15 @@
  * of its functions touching the shared vcpu0.
  *
  *   kernel_perfdata VMLINUX OUT.data [--shift HEX]   (default 0x2a00000)
+ *                   [--module KO --modmap NAME [--modbase HEX] [--modbid KO2]]
+ *
+ * With --module, a kernel module too: the MMAP perf record synthesizes
+ * from /proc/modules (kernel mode, pid -1, the map name NAME — a path
+ * under /lib/modules or "[name]" —, start --modbase (default
+ * 0xffffffffc0a00000, where the module's .text runs), pgoff 0), the .ko's
+ * build-id (or KO2's: a recording of another build) as NAME's BUILD_ID
+ * entry, and samples of tid 204 at its instructions: kvm_test_count_exit's
+ * store 9 and kvm_test_halt_poll's load (HITM) 11, on vcpu0 too.
  *
  * Workload (pid 200 "qemu-kvm"): tid 201 writes vcpu0.requests
  * (kvm_vcpu_kick) 12, tid 202 increments vcpu0.stat_exits
@@ -62,9 +71,24 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: kernel_perfdata VMLINUX OUT.data [--shift HEX]\n");
 		return 2;
 	}
-	for (int i = 3; i + 1 < argc; i++)
+	const char *ko = NULL, *modmap = NULL, *modbid = NULL;
+	uint64_t modbase = 0xffffffffc0a00000ull;
+	for (int i = 3; i + 1 < argc; i++) {
 		if (!strcmp(argv[i], "--shift"))
 			shift = strtoull(argv[++i], NULL, 16);
+		else if (!strcmp(argv[i], "--module"))
+			ko = argv[++i];
+		else if (!strcmp(argv[i], "--modmap"))
+			modmap = argv[++i];
+		else if (!strcmp(argv[i], "--modbase"))
+			modbase = strtoull(argv[++i], NULL, 16);
+		else if (!strcmp(argv[i], "--modbid"))
+			modbid = argv[++i];
+	}
+	if (ko && !modmap) {
+		fprintf(stderr, "kernel_perfdata: --module needs --modmap NAME\n");
+		return 2;
+	}
 	prog = prog_probe_open(argv[1]);
 	if (!(bn = prog_probe_build_id(prog, bid))) {
 		fprintf(stderr, "kernel_perfdata: %s has no build-id\n", argv[1]);
@@ -89,9 +113,25 @@ int main(int argc, char **argv)
 			       .filename = "[kernel.kallsyms]_text", .start = text + shift,
 			       .len = 0x2000000, .pgoff = text + shift, .prot = 5 };
 	pdw_mmap(c.w, &km, &sid);
+	struct prog_probe *mod = NULL;
+	if (ko) {
+		uint8_t mbid[20];
+		struct prog_probe *bp = prog_probe_open(modbid ? modbid : ko);
+		size_t mbn = prog_probe_build_id(bp, mbid);
+		prog_probe_close(bp);
+		if (!mbn) {
+			fprintf(stderr, "kernel_perfdata: %s has no build-id\n", modbid ? modbid : ko);
+			return 1;
+		}
+		mod = prog_probe_open(ko);
+		pdw_add_build_id(c.w, -1, 1, mbid, (uint8_t)mbn, modmap);
+		struct c2c_mmap mm = { .pid = -1, .tid = 0, .cpumode = C2C_MODE_KERNEL, .filename = modmap,
+				       .start = modbase, .len = 0x4000, .pgoff = 0, .prot = 5 };
+		pdw_mmap(c.w, &mm, &sid);
+	}
 	struct c2c_comm cm = { .pid = 200, .tid = 200, .exec = 1, .comm = "qemu-kvm" };
 	pdw_comm(c.w, &cm, &sid);
-	for (int32_t t = 201; t <= 203; t++) {
+	for (int32_t t = 201; t <= (ko ? 204 : 203); t++) {
 		struct c2c_task tk = { .pid = 200, .ppid = 200, .tid = t, .ptid = 200, .time = sid.time };
 		pdw_fork(c.w, &tk, &sid);
 	}
@@ -99,11 +139,18 @@ int main(int argc, char **argv)
 	uint64_t ip_exits = prog_probe_mem_insn(prog, "vcpu_enter_guest", 0) + shift;
 	uint64_t ip_mode = prog_probe_mem_insn(prog, "vcpu_enter_guest", 1) + shift;
 	uint64_t ip_run = prog_probe_mem_insn(prog, "kvm_arch_vcpu_runnable", 0) + shift;
+	/* A .ko's symbol values and these addresses are .text-relative. */
+	uint64_t ip_mexit = mod ? prog_probe_mem_insn(mod, "kvm_test_count_exit", 0) + modbase : 0;
+	uint64_t ip_mhalt = mod ? prog_probe_mem_insn(mod, "kvm_test_halt_poll", 1) + modbase : 0;
 	for (int round = 0; round < 2; round++) {
 		sample(&c, 201, 0, ip_kick, vcpu + 8, PDW_ST_L1_HIT, 6);
 		sample(&c, 202, 1, ip_exits, vcpu + 24, PDW_ST_L1_HIT, 5);
 		sample(&c, 202, 1, ip_mode, vcpu, PDW_LD_LCL_HITM, 4);
 		sample(&c, 203, 2, ip_run, vcpu + 16, PDW_LD_LCL_HITM, 7);
+		if (mod) {
+			sample(&c, 204, 3, ip_mexit, vcpu + 8, PDW_ST_L1_HIT, round ? 4 : 5);
+			sample(&c, 204, 3, ip_mhalt, vcpu + 16, PDW_LD_LCL_HITM, round ? 5 : 6);
+		}
 		pdw_finished_round(c.w);
 	}
 	if (pdw_close(c.w, &err) < 0) {
@@ -112,5 +159,7 @@ int main(int argc, char **argv)
 	}
 	printf("shift %#" PRIx64 "\n", shift);
 	prog_probe_close(prog);
+	if (mod)
+		prog_probe_close(mod);
 	return 0;
 }
