@@ -167,7 +167,7 @@ static int zstd_to_memfd(int in)
 }
 
 /* Opens path as a module file: a relocatable ELF (decompressed first when
- * zstd) whose build-id note, if any, equals bid. The dso (owned by the
+ * zstd) whose build-id note equals bid (when one was recorded). The dso (owned by the
  * caller) or NULL; *mismatch set when only the build-id was wrong. */
 static struct sym_dso *try_module(const char *path, const struct sym_elf_opts *o, const uint8_t *bid,
 				  size_t bn, bool *mismatch)
@@ -196,9 +196,11 @@ static struct sym_dso *try_module(const char *path, const struct sym_elf_opts *o
 	uint64_t text;
 	uint8_t fb[20];
 	size_t fn = d ? sym_dso_file_build_id(d, fb) : 0;
+	/* perf's symsrc__init: with a recorded build-id, a file must have
+	 * that one (one without a note is no better). */
 	if (d && sym_dso_rel_text(d, &text) && bn && fn && (fn != bn || memcmp(fb, bid, bn) != 0))
 		*mismatch = true;
-	else if (d && sym_dso_rel_text(d, &text))
+	else if (d && sym_dso_rel_text(d, &text) && (!bn || fn))
 		return d;
 	sym_dso_free(d);
 	return NULL;

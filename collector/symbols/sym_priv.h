@@ -125,7 +125,7 @@ struct sym_kmods *sym_kmods_new(const char *osrelease);
 void sym_kmods_free(struct sym_kmods *k);
 /* The .ko for a module map (its name as recorded, interned; the recorded
  * build-id, bn 0 when none), searched once per (name, build-id): a
- * relocatable ELF whose build-id note, if any, equals bid. NULL when none
+ * relocatable ELF with bid as its build-id note (when bn). NULL when none
  * (or on ENOMEM). */
 struct sym_dso *sym_kmods_get(struct sym_kmods *k, const struct sym_elf_opts *o, const char *map_name,
 			      const uint8_t *bid, size_t bn);
