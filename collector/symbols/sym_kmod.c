@@ -6,8 +6,9 @@
  * (R: the recording's os release), all but the build-id cache under
  * --symfs. A file whose build-id note differs from the recorded one is
  * never used (it would name the wrong functions); it is remembered so the
- * command layer can say so once. zstd-compressed modules (.ko.zst, which
- * perf 6.1 cannot read) are decompressed into memory. */
+ * command layer can say so once. Compressed modules are decompressed into
+ * memory: .ko.xz and .ko.gz as perf 6.1 reads them, and .ko.zst, which it
+ * cannot. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +20,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <lzma.h>
+#include <zlib.h>
 #include <zstd.h>
 
 #include "collector/symbols/sym_priv.h"
@@ -93,7 +96,7 @@ static bool kmod_name(const char *s, char *out, size_t size)
 	return true;
 }
 
-/* The kernel's module file names: NAME.ko, NAME.ko.zst, NAME.ko.xz (and,
+/* The kernel's module file names: NAME.ko, NAME.ko.{xz,zst,gz} (and,
  * in a debug tree, NAME.ko.debug); true when fname is one of them for name. */
 static bool is_module_file(const char *fname, const char *name)
 {
@@ -102,7 +105,7 @@ static bool is_module_file(const char *fname, const char *name)
 		return false;
 	const char *ext = strstr(fname, ".ko");
 	return !strcmp(ext, ".ko") || !strcmp(ext, ".ko.zst") || !strcmp(ext, ".ko.xz") ||
-	       !strcmp(ext, ".ko.debug");
+	       !strcmp(ext, ".ko.gz") || !strcmp(ext, ".ko.debug");
 }
 
 /* Depth-first search of dir for name's module file (symlinked directories
@@ -129,34 +132,109 @@ static bool find_in_tree(const char *dir, const char *name, int depth, char *out
 	return found;
 }
 
-/* ---- opening, with zstd decompression ---------------------------------- */
+/* ---- opening, with decompression ---------------------------------------- */
 
-static bool is_zstd(int fd)
+enum kmod_comp { KMOD_PLAIN, KMOD_ZSTD, KMOD_XZ, KMOD_GZ };
+
+/* By the magic bytes, not the name: perf renames nothing either. */
+static enum kmod_comp kmod_compression(int fd)
 {
-	uint8_t m[4];
-	return pread(fd, m, 4, 0) == 4 && m[0] == 0x28 && m[1] == 0xb5 && m[2] == 0x2f && m[3] == 0xfd;
+	uint8_t m[6];
+	if (pread(fd, m, 6, 0) != 6)
+		return KMOD_PLAIN;
+	if (m[0] == 0x28 && m[1] == 0xb5 && m[2] == 0x2f && m[3] == 0xfd)
+		return KMOD_ZSTD;
+	if (!memcmp(m, "\xfd" "7zXZ\0", 6))
+		return KMOD_XZ;
+	if (m[0] == 0x1f && m[1] == 0x8b)
+		return KMOD_GZ;
+	return KMOD_PLAIN;
 }
 
-/* The decompressed contents of a zstd file in a memfd; -1 on failure. */
-static int zstd_to_memfd(int in)
+#define KMOD_BUF 65536
+
+static bool write_all(int fd, const uint8_t *p, size_t n)
 {
-	int out = memfd_create("c2ctui-kmod", MFD_CLOEXEC);
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w <= 0)
+			return false;
+		p += w;
+		n -= (size_t)w;
+	}
+	return true;
+}
+
+static bool unzstd(int in, int out, uint8_t *ibuf, uint8_t *obuf)
+{
 	ZSTD_DStream *z = ZSTD_createDStream();
-	size_t isz = ZSTD_DStreamInSize(), osz = ZSTD_DStreamOutSize();
-	uint8_t *ibuf = malloc(isz), *obuf = malloc(osz);
-	bool ok = out >= 0 && z && ibuf && obuf && !ZSTD_isError(ZSTD_initDStream(z));
-	size_t last = 0;
+	bool ok = z && !ZSTD_isError(ZSTD_initDStream(z));
+	size_t last = 1;
 	ssize_t r;
-	while (ok && (r = read(in, ibuf, isz)) > 0) {
+	while (ok && (r = read(in, ibuf, KMOD_BUF)) > 0) {
 		ZSTD_inBuffer ib = { ibuf, (size_t)r, 0 };
 		while (ok && ib.pos < ib.size) {
-			ZSTD_outBuffer ob = { obuf, osz, 0 };
+			ZSTD_outBuffer ob = { obuf, KMOD_BUF, 0 };
 			last = ZSTD_decompressStream(z, &ob, &ib);
-			ok = !ZSTD_isError(last) && write(out, obuf, ob.pos) == (ssize_t)ob.pos;
+			ok = !ZSTD_isError(last) && write_all(out, obuf, ob.pos);
 		}
 	}
-	ok = ok && last == 0;
 	ZSTD_freeDStream(z);
+	return ok && last == 0;
+}
+
+static bool unxz(int in, int out, uint8_t *ibuf, uint8_t *obuf)
+{
+	lzma_stream z = LZMA_STREAM_INIT;
+	if (lzma_stream_decoder(&z, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK)
+		return false;
+	lzma_ret rc = LZMA_OK;
+	bool ok = true;
+	while (ok && rc == LZMA_OK) {
+		if (z.avail_in == 0) {
+			ssize_t r = read(in, ibuf, KMOD_BUF);
+			if (r < 0)
+				break;
+			z.next_in = ibuf;
+			z.avail_in = (size_t)r;
+		}
+		z.next_out = obuf;
+		z.avail_out = KMOD_BUF;
+		rc = lzma_code(&z, z.avail_in ? LZMA_RUN : LZMA_FINISH);
+		ok = write_all(out, obuf, KMOD_BUF - z.avail_out);
+	}
+	lzma_end(&z);
+	return ok && rc == LZMA_STREAM_END;
+}
+
+static bool ungz(int in, int out, uint8_t *obuf)
+{
+	int dfd = dup(in);
+	gzFile g = dfd >= 0 ? gzdopen(dfd, "rb") : NULL;
+	if (!g) {
+		if (dfd >= 0)
+			close(dfd);
+		return false;
+	}
+	int r;
+	bool ok = true;
+	while (ok && (r = gzread(g, obuf, KMOD_BUF)) > 0)
+		ok = write_all(out, obuf, (size_t)r);
+	ok = ok && r == 0;
+	gzclose(g);
+	return ok;
+}
+
+/* The decompressed contents of a compressed module in a memfd (libelf and
+ * libdwfl then read it like a file); -1 on failure. */
+static int decompress_to_memfd(int in, enum kmod_comp c)
+{
+	int out = memfd_create("c2ctui-kmod", MFD_CLOEXEC);
+	uint8_t *ibuf = malloc(KMOD_BUF), *obuf = malloc(KMOD_BUF);
+	bool ok = out >= 0 && ibuf && obuf;
+	if (ok)
+		ok = c == KMOD_ZSTD ? unzstd(in, out, ibuf, obuf) :
+		     c == KMOD_XZ   ? unxz(in, out, ibuf, obuf) : ungz(in, out, obuf);
 	free(ibuf);
 	free(obuf);
 	if (!ok && out >= 0) {
@@ -167,7 +245,7 @@ static int zstd_to_memfd(int in)
 }
 
 /* Opens path as a module file: a relocatable ELF (decompressed first when
- * zstd) whose build-id note equals bid (when one was recorded). The dso (owned by the
+ * compressed) whose build-id note equals bid (when one was recorded). The dso (owned by the
  * caller) or NULL; *mismatch set when only the build-id was wrong. */
 static struct sym_dso *try_module(const char *path, const struct sym_elf_opts *o, const uint8_t *bid,
 				  size_t bn, bool *mismatch)
@@ -177,8 +255,9 @@ static struct sym_dso *try_module(const char *path, const struct sym_elf_opts *o
 		return NULL;
 	char open_path[64];
 	const char *p = path;
-	if (is_zstd(fd)) {
-		mfd = zstd_to_memfd(fd);
+	enum kmod_comp comp = kmod_compression(fd);
+	if (comp != KMOD_PLAIN) {
+		mfd = decompress_to_memfd(fd, comp);
 		snprintf(open_path, sizeof(open_path), "/proc/self/fd/%d", mfd);
 		p = open_path;
 	}

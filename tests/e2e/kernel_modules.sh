@@ -135,7 +135,33 @@ if command -v zstd >/dev/null 2>&1 && zstd -q -f kvm_test.ko -o kvm_test.ko.zst;
 else
 	skip "$T: zstd-compressed module" "no zstd command"
 fi
+gzip -c kvm_test.ko >kvm_test.ko.gz
+found "a gzip-compressed kvm_test.ko.gz found by name and read" n.data \
+	"lib/modules/$rel/kernel/kvm_test.ko.gz" kvm_test.ko.gz
 mv mods.ko mods/kvm_test.ko
+
+# An xz-compressed module at its recorded path (as Debian installs them):
+# perf 6.1 decompresses it too.
+if command -v xz >/dev/null 2>&1 && xz -c kvm_test.ko >mods/kvm_test.ko.xz &&
+	gen_data y.data "$PWD/mods/kvm_test.ko.xz"; then
+	imp y.db y.data
+	sites y.db | cut -d' ' -f1-3 >ours.xz
+	if command -v perf >/dev/null 2>&1; then
+		timeout 120 perf script -F ip,sym,symoff,dso -k "$PWD/vmlinux" -i y.data 2>/dev/null |
+			awk -v b="$base" '$1 >= b { gsub(/[()]/, "", $3); print $1, $2, $3 }' | sort -u >perf.xz
+	else
+		sed "s| $mpath\$| $mpath.xz|" ours.3 >perf.xz
+	fi
+	if [ "$(wc -l <ours.xz)" -eq 2 ] && grep -q kvm_test_halt_poll ours.xz && cmp -s perf.xz ours.xz &&
+		[ "$(sites y.db | cut -d' ' -f4)" = "$(cut -d' ' -f4 ours.sites)" ]; then
+		ok "$T: an xz-compressed .ko.xz at its recorded path read as perf script reads it"
+	else
+		nok "$T: an xz-compressed .ko.xz at its recorded path read as perf script reads it" \
+			"perf: $(tr '\n' '|' <perf.xz) ours: $(tr '\n' '|' <ours.xz) $(head -c 200 y.db.err)"
+	fi
+else
+	skip "$T: xz-compressed module" "no xz command"
+fi
 
 # Another build recorded: the .ko at the path is not used, said once.
 "$C2CTUI" report -k "$PWD/vmlinux" x.data >x.txt 2>x.err
