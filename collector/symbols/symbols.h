@@ -7,7 +7,8 @@
  *     ("[heap]", "[stack]", "//anon", a file).
  * User space is read with libelf/libdw from the mapped files (optionally
  * under a --symfs prefix, checked against the recorded build-id); the
- * kernel from a kallsyms file.
+ * kernel from a vmlinux or a kallsyms file, module code from the module's
+ * .ko (found by build-id, path or name, checked likewise).
  *
  * Ownership: symtab_new/symtab_free. Every string and pointer a lookup
  * returns (dso paths, symbol names, source files, struct sym_dso) is owned
