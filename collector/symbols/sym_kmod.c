@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -121,10 +122,16 @@ static bool find_in_tree(const char *dir, const char *name, int depth, char *out
 	while (!found && (e = readdir(d))) {
 		if (e->d_name[0] == '.')
 			continue;
-		if (e->d_type == DT_DIR) {
+		unsigned type = e->d_type;
+		struct stat sb;
+		/* Some file systems leave the type to lstat. */
+		if (type == DT_UNKNOWN && (size_t)snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name) < sizeof(sub) &&
+		    lstat(sub, &sb) == 0)
+			type = S_ISDIR(sb.st_mode) ? DT_DIR : S_ISREG(sb.st_mode) ? DT_REG : DT_LNK;
+		if (type == DT_DIR) {
 			if (depth > 0 && (size_t)snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name) < sizeof(sub))
 				found = find_in_tree(sub, name, depth - 1, out, size);
-		} else if ((e->d_type == DT_REG || e->d_type == DT_UNKNOWN) && is_module_file(e->d_name, name)) {
+		} else if (type == DT_REG && is_module_file(e->d_name, name)) {
 			found = (size_t)snprintf(out, size, "%s/%s", dir, e->d_name) < size;
 		}
 	}
