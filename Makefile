@@ -14,7 +14,7 @@ SAN        ?=
 DEPS_STAMP := build/.deps-stamp
 export PKG_CONFIG_PATH := $(CURDIR)/build/libperf/lib/pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
 
-PKGS := libperf ncursesw sqlite3 libtraceevent libdw libelf libbpf libzstd capstone
+PKGS := libperf ncursesw sqlite3 libtraceevent libdw libelf libbpf libzstd liblzma zlib capstone
 # Recursive (=) so pkg-config runs after `deps` has built libperf.
 PKG_CFLAGS = $(shell PKG_CONFIG_PATH="$(PKG_CONFIG_PATH)" $(PKG_CONFIG) --cflags $(PKGS))
 PKG_LIBS   = $(shell PKG_CONFIG_PATH="$(PKG_CONFIG_PATH)" $(PKG_CONFIG) --libs $(PKGS))

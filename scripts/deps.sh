@@ -11,7 +11,7 @@ libperf=$build/libperf
 
 pkgs=(build-essential pkg-config clang libclang-rt-14-dev
       libncurses-dev libsqlite3-dev sqlite3 libtraceevent-dev libdw-dev libelf-dev
-      libbpf-dev libzstd-dev libcapstone-dev linux-source-6.12 linux-perf
+      libbpf-dev libzstd-dev liblzma-dev zlib1g-dev libcapstone-dev linux-source-6.12 linux-perf
       tmux python3 flex bison xz-utils time dwarves)
 
 missing=()

@@ -1,8 +1,14 @@
 /* Source lines of one binary from its DWARF (in the file itself or in its
  * separate debug file), through an index of compile-unit address ranges:
  * a lookup is a binary search plus one libdw line-table search. Opened on
- * first use; the Dwarf is kept for the types code (sym_dso_dwarf). */
+ * first use; the Dwarf is kept for the types code (sym_dso_dwarf).
+ * A relocatable file (a kernel module) has DWARF whose addresses and
+ * strings are only right once its relocations are applied: libdwfl does
+ * that (dwfl_report_offline), laying the sections out at addresses of its
+ * own, so a file offset is looked up through its section's new address. */
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include <dwarf.h>
 
@@ -15,7 +21,9 @@ struct sym_cu_range {
 
 void sym_dwarf_fini(struct sym_dwarf *w)
 {
-	if (w->dw)
+	if (w->dwfl)
+		dwfl_end(w->dwfl);
+	else if (w->dw)
 		dwarf_end(w->dw);
 	free(w->cus);
 	*w = (struct sym_dwarf){ 0 };
@@ -120,6 +128,97 @@ bool sym_dwarf_srcline(struct sym_dwarf *w, Elf *elf, Elf *dbg_elf, uint64_t vad
 		return false;
 	int ln;
 	const char *f = dwarf_linesrc(l, NULL, NULL);
+	if (!f || dwarf_lineno(l, &ln) != 0 || ln <= 0)
+		return false;
+	*file = f;
+	*line = (unsigned)ln;
+	return true;
+}
+
+/* No separate debug file search by libdwfl: the dso found its own. */
+static int rel_no_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+			    const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
+			    char **debuginfo_file_name)
+{
+	(void)mod, (void)userdata, (void)modname, (void)base, (void)file_name;
+	(void)debuglink_file, (void)debuglink_crc, (void)debuginfo_file_name;
+	return -1;
+}
+
+static const Dwfl_Callbacks rel_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = rel_no_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+/* Reports the file at fd (dup'ed) to a new Dwfl; keeps it when it has
+ * compile units with code. */
+static bool rel_open(struct sym_dwarf *w, int fd)
+{
+	int dfd = fd >= 0 ? dup(fd) : -1;
+	if (dfd < 0)
+		return false;
+	Dwfl *dwfl = dwfl_begin(&rel_callbacks);
+	if (!dwfl) {
+		close(dfd);
+		return false;
+	}
+	/* dwfl owns dfd from here, even on failure. */
+	Dwfl_Module *mod = dwfl_report_offline(dwfl, "kmod", "kmod", dfd);
+	Dwarf_Addr bias = 0, ebias = 0;
+	Dwarf *dw = NULL;
+	Elf *elf = NULL;
+	if (mod && dwfl_report_end(dwfl, NULL, NULL) == 0) {
+		dw = dwfl_module_getdwarf(mod, &bias);
+		elf = dwfl_module_getelf(mod, &ebias);
+	}
+	if (!dw || !elf) {
+		dwfl_end(dwfl);
+		return false;
+	}
+	w->dwfl = dwfl;
+	w->dw = dw;
+	w->rel_elf = elf;
+	w->rel_bias = bias;
+	dwarf_index(w);
+	if (w->ncus)
+		return true;
+	sym_dwarf_fini(w);
+	w->tried = true;
+	return false;
+}
+
+/* Section index + offset -> the address libdwfl gave it: the section's
+ * laid-out sh_addr (kept in dwfl's in-memory section headers). By index,
+ * which a debug file made by objcopy keeps. */
+static bool rel_sec_to_addr(Elf *elf, size_t shndx, uint64_t secoff, uint64_t *addr)
+{
+	Elf_Scn *scn = elf_getscn(elf, shndx);
+	GElf_Shdr sh;
+	if (!scn || !gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) || secoff >= sh.sh_size)
+		return false;
+	*addr = sh.sh_addr + secoff;
+	return true;
+}
+
+bool sym_dwarf_srcline_rel(struct sym_dwarf *w, int fd, int dbg_fd, size_t shndx, uint64_t secoff,
+			   const char **file, unsigned *line)
+{
+	if (!w->tried) {
+		w->tried = true;
+		if (!rel_open(w, fd))
+			rel_open(w, dbg_fd);
+	}
+	uint64_t addr;
+	if (!w->dwfl || !rel_sec_to_addr(w->rel_elf, shndx, secoff, &addr))
+		return false;
+	Dwarf_Die cudie;
+	addr -= w->rel_bias;
+	if (!dwarf_cu_for(w, addr, &cudie))
+		return false;
+	Dwarf_Line *l = dwarf_getsrc_die(&cudie, addr);
+	int ln;
+	const char *f = l ? dwarf_linesrc(l, NULL, NULL) : NULL;
 	if (!f || dwarf_lineno(l, &ln) != 0 || ln <= 0)
 		return false;
 	*file = f;

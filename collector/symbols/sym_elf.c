@@ -457,8 +457,22 @@ static size_t dso_read_symtab(struct sym_dso *d, Elf *elf, Elf64_Word type, size
 			}
 			/* TLS symbols hold offsets in the TLS block, not addresses. */
 			bool obj = st == STT_OBJECT || st == STT_COMMON;
-			if ((!func && !obj) || s.st_shndx == SHN_UNDEF || s.st_value == 0)
+			if (!func && !obj)
 				continue;
+			if (d->e_type == ET_REL) {
+				/* A .ko: values are section-relative. perf
+				 * (dso__process_kernel_symbol) makes them file
+				 * offsets, st_value + the section's sh_offset; a
+				 * first function at 0 counts. */
+				GElf_Shdr ssh;
+				Elf_Scn *ss = s.st_shndx != SHN_UNDEF && s.st_shndx < SHN_LORESERVE ?
+					elf_getscn(elf, s.st_shndx) : NULL;
+				if (!ss || !gelf_getshdr(ss, &ssh) || !(ssh.sh_flags & SHF_ALLOC))
+					continue;
+				s.st_value += ssh.sh_offset;
+			} else if (s.st_shndx == SHN_UNDEF || s.st_value == 0) {
+				continue;
+			}
 			const char *name = elf_strptr(elf, sh.sh_link, s.st_name);
 			if (!name || !*name)
 				continue;
@@ -695,6 +709,26 @@ static struct code_cache_ent *cache_slot(struct sym_dso *d, uint64_t vaddr)
 	return &d->cache[j];
 }
 
+/* The allocated section (with contents) holding file offset off of a
+ * relocatable file, and the offset in it. */
+static bool rel_section_of(Elf *elf, uint64_t off, size_t *shndx, uint64_t *secoff)
+{
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) || sh.sh_type == SHT_NOBITS)
+			continue;
+		if (off >= sh.sh_offset && off < sh.sh_offset + sh.sh_size) {
+			*shndx = elf_ndxscn(scn);
+			*secoff = off - sh.sh_offset;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* For a relocatable file (a .ko) the "vaddr" of lookups is a file offset,
+ * as perf makes its symbols (see dso_read_symtab). */
 static struct code_cache_ent *dso_code(struct sym_dso *d, uint64_t vaddr)
 {
 	struct code_cache_ent *e = cache_slot(d, vaddr);
@@ -709,7 +743,15 @@ static struct code_cache_ent *dso_code(struct sym_dso *d, uint64_t vaddr)
 		e->func = s->name;
 		e->func_start = s->start;
 	}
-	e->has_line = sym_dwarf_srcline(&d->dwarf, d->elf, d->dbg_elf, vaddr, &e->file, &e->line);
+	if (d->e_type == ET_REL) {
+		size_t shndx;
+		uint64_t secoff;
+		e->has_line = rel_section_of(d->elf, vaddr, &shndx, &secoff) &&
+			      sym_dwarf_srcline_rel(&d->dwarf, d->fd, d->dbg_fd, shndx, secoff, &e->file,
+						    &e->line);
+	} else {
+		e->has_line = sym_dwarf_srcline(&d->dwarf, d->elf, d->dbg_elf, vaddr, &e->file, &e->line);
+	}
 	return e;
 }
 
@@ -774,7 +816,16 @@ uint64_t sym_dso_bias(const struct sym_dso *d)
 	return d->bias;
 }
 
-/* ---- kernel images (vmlinux) ------------------------------------------- */
+/* ---- kernel images (vmlinux, modules) ----------------------------------- */
+
+bool sym_dso_rel_text(struct sym_dso *d, uint64_t *text_off)
+{
+	GElf_Shdr sh;
+	if (d->status != SYM_OK || d->e_type != ET_REL || !section_named(d->elf, ".text", &sh))
+		return false;
+	*text_off = sh.sh_offset;
+	return true;
+}
 
 size_t sym_dso_file_build_id(struct sym_dso *d, uint8_t out[20])
 {

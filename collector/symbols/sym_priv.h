@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <elfutils/libdwfl.h>
+
 #include "collector/symbols/symbols.h"
 
 /* ---- string interning (sym_intern.c) ---------------------------------- */
@@ -123,15 +125,36 @@ struct sym_dso *sym_vmlinux_opened(const struct sym_vmlinux *v);
  * image. False (shift 0) when the image has no such symbol. */
 bool sym_kaslr_shift(struct sym_dso *img, const char *ref, uint64_t ref_addr, uint64_t *shift);
 
+/* ---- kernel modules (sym_kmod.c) --------------------------------------- */
+
+struct sym_kmods;
+/* osrelease: the recording's (NULL or "": this host's), for /lib/modules/R. */
+struct sym_kmods *sym_kmods_new(const char *osrelease);
+void sym_kmods_free(struct sym_kmods *k);
+/* The .ko for a module map (its name as recorded, interned; the recorded
+ * build-id, bn 0 when none), searched once per (name, build-id): a
+ * relocatable ELF with bid as its build-id note (when bn). NULL when none
+ * (or on ENOMEM). */
+struct sym_dso *sym_kmods_get(struct sym_kmods *k, const struct sym_elf_opts *o, const char *map_name,
+			      const uint8_t *bid, size_t bn);
+/* The i-th module (in first-lookup order) with no file used but one
+ * refused for its build-id: map name and that file. False past the last. */
+bool sym_kmods_refused(const struct sym_kmods *k, size_t i, const char **map_name, const char **file);
+
 /* ---- DWARF of one binary (sym_dwarf.c) -------------------------------- */
 
 /* Embedded in a dso (zero-initialized; sym_dwarf_fini releases). */
 struct sym_cu_range;
 struct sym_dwarf {
 	bool tried;
-	Dwarf *dw;
+	Dwarf *dw;               /* owned unless dwfl is set (then dwfl's) */
 	struct sym_cu_range *cus;
 	size_t ncus;
+	/* ET_REL (kernel modules): libdwfl lays the sections out and applies
+	 * the relocations of the DWARF; dw belongs to it. */
+	Dwfl *dwfl;
+	Elf *rel_elf;            /* dwfl's copy of the file, with sh_addr set */
+	uint64_t rel_bias;       /* dwfl address - DWARF address */
 };
 void sym_dwarf_fini(struct sym_dwarf *w);
 /* Opens (once) the DWARF of elf, else of dbg_elf (may be NULL). */
@@ -139,6 +162,11 @@ Dwarf *sym_dwarf_get(struct sym_dwarf *w, Elf *elf, Elf *dbg_elf);
 /* Source file (owned by the Dwarf) and line of an ELF vaddr. */
 bool sym_dwarf_srcline(struct sym_dwarf *w, Elf *elf, Elf *dbg_elf, uint64_t vaddr,
 		       const char **file, unsigned *line);
+/* The same for a relocatable file (a .ko): opens (once) its DWARF through
+ * libdwfl from fds (the file, else its debug file; -1: none; dup'ed, the
+ * callers keep theirs) and looks up an offset in allocated section shndx. */
+bool sym_dwarf_srcline_rel(struct sym_dwarf *w, int fd, int dbg_fd, size_t shndx, uint64_t secoff,
+			   const char **file, unsigned *line);
 
 /* ---- ELF per binary (sym_elf.c) --------------------------------------- */
 
@@ -171,6 +199,10 @@ bool sym_dso_srcline(struct sym_dso *d, uint64_t vaddr, const char **file, unsig
 void sym_dso_set_bias(struct sym_dso *d, uint64_t bias);
 /* The build-id note of the file opened (0: none, or not opened). */
 size_t sym_dso_file_build_id(struct sym_dso *d, uint8_t out[20]);
+/* A relocatable file (a .ko): the file offset of its .text, where perf
+ * places a module map's start (its symbols are file offsets, so an ip is
+ * ip - map start + this). False for other files. */
+bool sym_dso_rel_text(struct sym_dso *d, uint64_t *text_off);
 /* The value of the .symtab symbol called name (a vmlinux's "_text"). */
 bool sym_dso_symbol_value(struct sym_dso *d, const char *name, uint64_t *value);
 

@@ -37,6 +37,7 @@ struct symtab {
 	struct sym_kallsyms *ksyms;
 	bool ksyms_given;                 /* --kallsyms: it wins over any vmlinux, as in perf */
 	struct sym_vmlinux *vmlinux;
+	struct sym_kmods *kmods;          /* .ko files of module maps */
 	const char *kernel_name;          /* interned KERNEL_DSO */
 	/* The kernel map's reference symbol ("_text" of "[kernel.kallsyms]_text")
 	 * and its run-time address (the MMAP's pgoff): with the image's own
@@ -87,6 +88,7 @@ void symtab_free(struct symtab *st)
 	sym_maps_put(st->kmaps);
 	sym_kallsyms_free(st->ksyms);
 	sym_vmlinux_free(st->vmlinux);
+	sym_kmods_free(st->kmods);
 	sym_intern_free(st->in);
 	if (st->debug_dirs) {
 		for (size_t i = 0; st->debug_dirs[i]; i++)
@@ -134,7 +136,9 @@ struct symtab *symtab_new(const struct symtab_options *opt, struct c2c_error *er
 	st->threads = sym_threads_new();
 	st->kmaps = sym_maps_new(true);
 	st->vmlinux = sym_vmlinux_new(opt->vmlinux, opt->symfs, opt->osrelease);
-	if (!st->symfs || !st->debug_dirs || !st->in || !st->threads || !st->kmaps || !st->vmlinux)
+	st->kmods = sym_kmods_new(opt->osrelease);
+	if (!st->symfs || !st->debug_dirs || !st->in || !st->threads || !st->kmaps || !st->vmlinux ||
+	    !st->kmods)
 		goto nomem;
 	for (size_t i = 0; i < nd; i++)
 		if (!(st->debug_dirs[i] = strdup(dirs[i])))
@@ -573,6 +577,43 @@ static struct sym_dso *kernel_image(struct symtab *st, const struct sym_map *map
 	return d;
 }
 
+/* The .ko of a module map (not with --kallsyms, which names everything
+ * in the kernel, as for the kernel itself) and the file offset of its
+ * .text. NULL when none is usable. */
+static struct sym_dso *module_file(struct symtab *st, const struct sym_map *map, uint64_t *text_off)
+{
+	if (st->ksyms_given || !map || map->name == st->kernel_name ||
+	    (map->name[0] != '/' && map->name[0] != '['))
+		return NULL;
+	size_t bn;
+	const uint8_t *bid = map_bid(map, &bn);
+	struct sym_dso *d = sym_kmods_get(st->kmods, &st->eo, map->name, bid, bn);
+	return d && sym_dso_rel_text(d, text_off) ? d : NULL;
+}
+
+/* Module code from its .ko as perf places it: the map starts at .text
+ * (perf record takes the start from /proc/modules), the map's pgoff
+ * becomes .text's file offset and the symbols are file offsets
+ * (st_value + sh_offset), so an ip is at ip - start + .text's offset.
+ * False when the file names nothing there (then kallsyms may). */
+static bool module_code(struct symtab *st, const struct sym_map *map, uint64_t ip, struct sym_code *out)
+{
+	uint64_t text, start;
+	struct sym_dso *d = module_file(st, map, &text);
+	if (!d)
+		return false;
+	uint64_t off = ip - map->start + text;
+	if (!sym_dso_func(d, off, &out->function, &start))
+		return false;
+	out->offset = off - start;
+	out->status = SYM_OK;
+	if (!sym_dso_srcline(d, off, &out->srcfile, &out->line)) {
+		out->srcfile = NULL;
+		out->line = 0;
+	}
+	return true;
+}
+
 static void kernel_code(struct symtab *st, const struct sym_map *map, uint64_t ip,
 			struct sym_code *out)
 {
@@ -581,6 +622,8 @@ static void kernel_code(struct symtab *st, const struct sym_map *map, uint64_t i
 	out->rel_addr = ip;
 	if (map)
 		out->build_id = map_bid(map, &out->build_id_size);
+	if (module_code(st, map, ip, out))
+		return;
 	uint64_t shift, start;
 	struct sym_dso *img = kernel_image(st, map, &shift);
 	if (img) {
@@ -826,4 +869,9 @@ int symtab_check_vmlinux(struct symtab *st, struct c2c_error *err)
 				     given, hex);
 	}
 	return c2c_error_set(err, -EINVAL, "-k/--vmlinux %s: not an ELF file (a kallsyms list goes with --kallsyms)", given);
+}
+
+bool symtab_kmod_refused(const struct symtab *st, size_t i, const char **module, const char **file)
+{
+	return sym_kmods_refused(st->kmods, i, module, file);
 }

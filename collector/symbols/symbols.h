@@ -7,7 +7,8 @@
  *     ("[heap]", "[stack]", "//anon", a file).
  * User space is read with libelf/libdw from the mapped files (optionally
  * under a --symfs prefix, checked against the recorded build-id); the
- * kernel from a kallsyms file.
+ * kernel from a vmlinux or a kallsyms file, module code from the module's
+ * .ko (found by build-id, path or name, checked likewise).
  *
  * Ownership: symtab_new/symtab_free. Every string and pointer a lookup
  * returns (dso paths, symbol names, source files, struct sym_dso) is owned
@@ -101,6 +102,13 @@ int symtab_kernel_shift(const char *image, const char *ref, uint64_t ref_addr, u
  * to check a vmlinux against as an import checks the recorded one.
  * Returns its size, 0 when unknown. */
 size_t symtab_host_kernel_build_id(uint8_t out[20]);
+
+/* Kernel modules whose .ko was found but not used because its build-id
+ * note is not the recorded one (the module's code then stays with
+ * kallsyms), for the command layer to say once each: the i-th module's map
+ * name and the first such file. False past the last. Grows as lookups
+ * meet new modules, so ask after the samples. */
+bool symtab_kmod_refused(const struct symtab *st, size_t i, const char **module, const char **file);
 
 /* Number of kernel symbols loaded (0: none, kernel addresses stay hex),
  * for the command layer to say so. */

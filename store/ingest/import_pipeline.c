@@ -359,6 +359,21 @@ static int write_vmlinux(struct pipeline *pl, struct c2c_error *err)
 	return store_set_meta(pl->st, STORE_META_VMLINUX_BID, hex, err);
 }
 
+/* The modules symbolization met with a .ko of another build, for the
+ * command layer to say once each. */
+static void kmods_refused(const struct symtab *sy, struct import_result *res)
+{
+	const char *mod, *file;
+	size_t len = 0;
+	for (size_t i = 0; symtab_kmod_refused(sy, i, &mod, &file); i++) {
+		/* A map named by its path: the path once. */
+		bool same = strcmp(mod, file) == 0;
+		len = c2c_appendf(res->kmod_refused, sizeof(res->kmod_refused), len, "%s%s%s%s",
+				  i ? "\n" : "", mod, same ? "" : ": ", same ? "" : file);
+		res->kmods_refused++;
+	}
+}
+
 int import_pipeline_run(struct perfdata *pd, struct store *st, const struct import_options *opt,
 			struct import_result *result, struct c2c_error *err)
 {
@@ -430,6 +445,7 @@ int import_pipeline_run(struct perfdata *pd, struct store *st, const struct impo
 		}
 	}
 	show_progress(&pl, true);
+	kmods_refused(ingest_symtab(pl.in), result);
 	if ((!header_done && (r = write_header(&pl, err)) < 0) || (header_done && (r = write_events(&pl, err)) < 0))
 		goto out;
 	if ((r = write_vmlinux(&pl, err)) < 0)

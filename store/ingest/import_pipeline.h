@@ -64,6 +64,12 @@ struct import_result {
 	bool session_valid;          /* the output is a usable session (even on error) */
 	bool created;                /* the output file was made by this import */
 	double seconds;              /* wall time */
+	/* Kernel modules whose .ko was found but has another build-id than
+	 * the recorded one (not used): one line each ("MAP: FILE", or FILE
+	 * when the map is that path), newline-separated, cut at the buffer's
+	 * end; "" when none. */
+	uint32_t kmods_refused;
+	char kmod_refused[512];
 };
 
 /* Imports the perf.data at perf_data into a new session file db_path

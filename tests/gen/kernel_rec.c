@@ -65,6 +65,24 @@ void kernel_rec_side_band(struct kernel_rec *k, struct prog_probe *img, int32_t 
 	}
 }
 
+void kernel_rec_module(struct kernel_rec *k, const char *bid_file, const char *name, uint64_t base)
+{
+	struct pdw_sid sid = { .time = k->t - 1000 };
+	struct prog_probe *bp = prog_probe_open(bid_file);
+	uint8_t bid[20];
+	size_t bn = prog_probe_build_id(bp, bid);
+	struct c2c_mmap mm = { .pid = -1, .tid = 0, .cpumode = C2C_MODE_KERNEL, .filename = name,
+			       .start = base, .len = 0x4000, .pgoff = 0, .prot = 5 };
+
+	prog_probe_close(bp);
+	if (!bn) {
+		fprintf(stderr, "%s: %s has no build-id\n", k->tool, bid_file);
+		exit(1);
+	}
+	check(k, pdw_add_build_id(k->w, -1, 1 /* PERF_RECORD_MISC_KERNEL */, bid, (uint8_t)bn, name));
+	check(k, pdw_mmap(k->w, &mm, &sid));
+}
+
 void kernel_rec_sample(struct kernel_rec *k, int32_t tid, uint32_t cpu, uint64_t ip,
 		       uint64_t addr, enum pdw_mem_class cls, uint64_t weight, int n)
 {

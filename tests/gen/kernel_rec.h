@@ -30,6 +30,12 @@ void kernel_rec_open(struct kernel_rec *k, const char *tool, struct prog_probe *
  * (tids first_tid..first_tid+ntids-1). */
 void kernel_rec_side_band(struct kernel_rec *k, struct prog_probe *img, int32_t pid,
 			  const char *comm, int32_t first_tid, int ntids);
+/* A kernel module's map as perf record synthesizes it from /proc/modules
+ * (kernel mode, pid -1, the map name NAME — a path under /lib/modules or
+ * "[name]" —, start base where its .text runs, pgoff 0) and bid_file's
+ * build-id as NAME's BUILD_ID entry (the .ko's own, or another build's).
+ * Module addresses are not moved by the kernel's shift. */
+void kernel_rec_module(struct kernel_rec *k, const char *bid_file, const char *name, uint64_t base);
 /* n samples of class cls by tid on cpu at image address ip (shifted here)
  * touching data address addr; loads weigh weight cycles. */
 void kernel_rec_sample(struct kernel_rec *k, int32_t tid, uint32_t cpu, uint64_t ip,

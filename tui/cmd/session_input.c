@@ -57,6 +57,14 @@ void cmd_import_warnings(const char *output, const struct import_result *res)
 	struct c2c_error err = { 0 };
 	struct store *st = NULL;
 
+	/* Each module once (perf drops such a file without a word; its code
+	 * then has only kallsyms names, which would look like a bug). */
+	for (const char *l = res->kmod_refused; res->kmods_refused && *l;) {
+		size_t n = strcspn(l, "\n");
+		fprintf(stderr, "Warning: kernel module %.*s has another build-id than the recorded one: "
+			"not used (its code is named from kallsyms, if at all)\n", (int)n, l);
+		l += n + (l[n] == '\n');
+	}
 	if (store_open(&st, output, STORE_OPEN_RDONLY, &err) < 0)
 		goto out;
 	store_filter_init(&f);

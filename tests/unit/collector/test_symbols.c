@@ -1077,6 +1077,79 @@ static void lookup_rate(void)
 	symtab_free(st);
 }
 
+/* A module .ko (tests/kernel/kmod.c, ld -r --build-id) on a "[kvm-test]"
+ * map: found by name under SYMFS/lib/modules/R/ ('-' and '_' alike),
+ * placed at the map's start (.text), function+offset as nm, line as
+ * addr2line at the .text offset; another build is not used and listed by
+ * symtab_kmod_refused once. */
+static void kernel_module(void)
+{
+	const char *dir = test_tmpdir();
+	char src[4096], cmd[20000], ko[700], other[700];
+	snprintf(src, sizeof(src), "%s", data_path("tests/kernel/kmod.c"));
+	snprintf(ko, sizeof(ko), "%s/root/lib/modules/0.1-c2c/extra/kvm_test.ko", dir);
+	snprintf(other, sizeof(other), "%s/other.ko", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "mkdir -p '%s/root/lib/modules/0.1-c2c/extra' && cd '%s' && "
+		 "cc -c -g -O1 -mcmodel=kernel -fno-pic -ffreestanding -fno-asynchronous-unwind-tables "
+		 "-o km.o '%s' 2>/dev/null && ld -r --build-id km.o -o '%s' && "
+		 "cc -c -g -O1 -DOTHER -mcmodel=kernel -fno-pic -ffreestanding -o km2.o '%s' 2>/dev/null && "
+		 "ld -r --build-id km2.o -o '%s'", dir, dir, src, ko, src, other);
+	if (run(cmd) != 0) {
+		test_skip("cannot build the module-shaped object (cc -mcmodel=kernel, ld -r)");
+		return;
+	}
+	uint64_t f = nm_addr(ko, "kvm_test_halt_poll"), base = 0xffffffffc0200000ull;
+	uint8_t bid[20], obid[20];
+	const char *kos[2] = { ko, other };
+	uint8_t *bids[2] = { bid, obid };
+	for (int k = 0; k < 2; k++) {
+		char hex[64];
+		snprintf(cmd, sizeof(cmd), "readelf -n '%s' | awk '/Build ID/ { print $3 }'", kos[k]);
+		snprintf(hex, sizeof(hex), "%s", run_line(cmd));
+		CHECK(strlen(hex) == 40);
+		for (size_t i = 0; i < 20; i++)
+			sscanf(hex + 2 * i, "%2hhx", &bids[k][i]);
+	}
+	char root[700];
+	snprintf(root, sizeof(root), "%s/root", dir);
+	struct symtab_options o = { .symfs = root, .osrelease = "0.1-c2c" };
+	struct c2c_error err = { 0 };
+	struct c2c_mmap mod = { .pid = -1, .cpumode = C2C_MODE_KERNEL, .filename = "[kvm-test]",
+				.start = base, .len = 0x4000 };
+	for (int k = 0; k < 2; k++) {
+		struct symtab *st = symtab_new(&o, &err);
+		CHECK(st);
+		CHECK(symtab_set_build_id(st, "[kvm-test]", bids[k], 20) == 0);
+		CHECK(symtab_mmap(st, &mod) == 0);
+		struct sym_code c;
+		CHECK(symtab_resolve_ip(st, 7, 7, C2C_MODE_KERNEL, base + f + 3, &c) == 0);
+		CHECK(symtab_resolve_ip(st, 7, 7, C2C_MODE_KERNEL, base + f + 3, &c) == 0);
+		const char *m = NULL, *file = NULL;
+		if (k == 0) {
+			CHECK(c.status == SYM_OK);
+			CHECK_STR(c.function, "kvm_test_halt_poll");
+			CHECK_EQ_U64(c.offset, 3);
+			CHECK_STR(c.dso, "[kvm-test]");
+			snprintf(cmd, sizeof(cmd), "addr2line -e '%s' %#llx | sed 's|.*/||'", ko,
+				 (unsigned long long)(f + 3));
+			char want[256], got[300];
+			snprintf(want, sizeof(want), "%s", run_line(cmd));
+			const char *b = c.srcfile ? c.srcfile : "?";
+			snprintf(got, sizeof(got), "%s:%u", strrchr(b, '/') ? strrchr(b, '/') + 1 : b, c.line);
+			CHECK_STR(got, want);
+			CHECK(!symtab_kmod_refused(st, 0, &m, &file));
+		} else {
+			/* Recorded as another build: the file is not used. */
+			CHECK(c.function == NULL);
+			CHECK(symtab_kmod_refused(st, 0, &m, &file));
+			CHECK(m && !strcmp(m, "[kvm-test]") && file && !strcmp(file, ko));
+			CHECK(!symtab_kmod_refused(st, 1, &m, &file));
+		}
+		symtab_free(st);
+	}
+}
+
 /* A vmlinux (tests/kernel/kvm.c linked at 0xffffffff81000000) placed by
  * the kernel map's "[kernel.kallsyms]_text" pgoff: kernel ips shifted by
  * KASLR get the image's functions (nm), offsets and lines (addr2line),
@@ -1116,7 +1189,8 @@ static void vmlinux_kaslr(void)
 	for (size_t i = 0; i < bn && i < 20; i++)
 		sscanf(hex + 2 * i, "%2hhx", &bid[i]);
 
-	struct symtab_options o = { .vmlinux = img };
+	/* No /lib/modules/R of this host: the module map below finds no .ko. */
+	struct symtab_options o = { .vmlinux = img, .osrelease = "0.0-c2c-none" };
 	struct c2c_error err = { 0 };
 	struct symtab *st = symtab_new(&o, &err);
 	CHECK(st);
@@ -1198,5 +1272,6 @@ TEST_MAIN(
 	TEST_CASE(vdso_from_build_id_cache),
 	TEST_CASE(broken_files_unresolved),
 	TEST_CASE(vmlinux_kaslr),
+	TEST_CASE(kernel_module),
 	TEST_CASE(lookup_rate),
 )
