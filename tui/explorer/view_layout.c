@@ -141,7 +141,7 @@ static int ylay_open(struct view *v, struct c2c_error *err)
 			yadd(p, YR_TEXT, -1, t);
 		}
 	if (layout_propose(&plan, &p->l) == 0) {
-		if (layout_whatif(&p->l, &plan, acc, nacc, &w) == 0) {
+		if (layout_whatif(&p->l, &plan, acc, nacc, typeinfo_min_evidence(a->st), &w) == 0) {
 			yadd(p, YR_TEXT, -1, "");
 			plan_text(&p->l, &plan, &w, NULL, yline, p);
 			layout_whatif_fini(&w);

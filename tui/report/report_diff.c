@@ -55,9 +55,15 @@ static void fpair(char *buf, size_t len, const struct diff_vals *b, double xb,
 	snprintf(buf, len, "%s -> %s", sb, sa);
 }
 
+/* Words in text ("no contention"), stable keys in CSV and JSON ("none"). */
 static const char *verdict_of(const struct diff_vals *v)
 {
 	return v->present ? layout_verdict_name(v->verdict) : "-";
+}
+
+static const char *verdict_key_of(const struct diff_vals *v)
+{
+	return v->present ? layout_verdict_key(v->verdict) : "-";
 }
 
 
@@ -348,8 +354,8 @@ void report_diff_csv(const struct diff_result *r, FILE *out)
 		const struct diff_line_row *l = &r->lines[i];
 		fprintf(out, "line,");
 		report_csv_str(out, l->key);
-		fprintf(out, ",%s,%s,%s,%s", l->how, diff_status_name(l->status), verdict_of(&l->b),
-			verdict_of(&l->a));
+		fprintf(out, ",%s,%s,%s,%s", l->how, diff_status_name(l->status), verdict_key_of(&l->b),
+			verdict_key_of(&l->a));
 		csv_vals(out, &l->b);
 		csv_vals(out, &l->a);
 		fprintf(out, ",,,,,,,,");
@@ -368,7 +374,7 @@ void report_diff_csv(const struct diff_result *r, FILE *out)
 			fprintf(out, "line_part,");
 			report_csv_str(out, pt->key);
 			fprintf(out, ",%s,%s,%s,%s", pt->after ? "after" : "before", diff_status_name(l->status),
-				pt->after ? "" : verdict_of(&pt->v), pt->after ? verdict_of(&pt->v) : "");
+				pt->after ? "" : verdict_key_of(&pt->v), pt->after ? verdict_key_of(&pt->v) : "");
 			csv_vals(out, pt->after ? &none : &pt->v);
 			csv_vals(out, pt->after ? &pt->v : &none);
 			fprintf(out, ",,,,,,,,");
@@ -384,8 +390,8 @@ void report_diff_csv(const struct diff_result *r, FILE *out)
 		snprintf(key, sizeof(key), "%s.%s", m->type, m->member);
 		fprintf(out, "member,");
 		report_csv_str(out, key);
-		fprintf(out, ",name,%s,%s,%s", diff_status_name(m->status), m->b.present ? verdict_of(&m->b) : "",
-			m->a.present ? verdict_of(&m->a) : "");
+		fprintf(out, ",name,%s,%s,%s", diff_status_name(m->status), m->b.present ? verdict_key_of(&m->b) : "",
+			m->a.present ? verdict_key_of(&m->a) : "");
 		csv_vals(out, &m->b);
 		csv_vals(out, &m->a);
 		if (m->b.present)
@@ -453,7 +459,7 @@ static void json_vals_v(FILE *out, const struct diff_vals *v, bool verdict)
 		(unsigned long long)v->lcl_hitm, (unsigned long long)v->rmt_hitm, v->hitm_per_s,
 		v->hitm_per_ksample, v->lat);
 	if (verdict)
-		fprintf(out, ",\"verdict\":\"%s\"", layout_verdict_name(v->verdict));
+		fprintf(out, ",\"verdict\":\"%s\"", layout_verdict_key(v->verdict));
 	fputc('}', out);
 }
 
