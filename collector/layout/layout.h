@@ -172,7 +172,7 @@ struct layout_verdict_info {
 	/* the code sites of the contended accesses, most evidence (then
 	 * samples) first; 0 entries are unused */
 	uint32_t sites[LAYOUT_VERDICT_SITES];
-	uint64_t site_samples[LAYOUT_VERDICT_SITES];
+	uint64_t site_samples[LAYOUT_VERDICT_SITES], site_evidence[LAYOUT_VERDICT_SITES];
 	uint32_t nsites;
 };
 /* Judges one line. min_evidence 0 judges by the access pattern alone. */

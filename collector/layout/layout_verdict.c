@@ -59,42 +59,50 @@ static void add_key(uint32_t *arr, uint32_t *n, uint32_t key)
 		arr[(*n)++] = key;
 }
 
-/* The contended accesses' code sites with the most evidence, then samples. */
-static void add_site(struct layout_verdict_info *out, uint64_t *ev, uint32_t site, uint64_t e,
-		     uint64_t count)
-{
-	uint32_t i;
+/* The contended accesses' code sites with the most evidence, then
+ * samples: sites[0..k) are (site, evidence, samples) triples, grouped here. */
+struct site_sum {
+	uint32_t site;
+	uint64_t evidence, count;
+};
 
-	if (!site)
+static int site_cmp(const void *x, const void *y)
+{
+	const struct site_sum *a = x, *b = y;
+	return a->site < b->site ? -1 : a->site > b->site;
+}
+
+static int site_rank(const void *x, const void *y)
+{
+	const struct site_sum *a = x, *b = y;
+	if (a->evidence != b->evidence)
+		return a->evidence > b->evidence ? -1 : 1;
+	if (a->count != b->count)
+		return a->count > b->count ? -1 : 1;
+	return site_cmp(x, y);
+}
+
+static void top_sites(struct layout_verdict_info *out, struct site_sum *s, size_t k)
+{
+	size_t m = 0;
+
+	if (!k)
 		return;
-	for (i = 0; i < out->nsites && out->sites[i] != site; i++)
-		;
-	if (i == out->nsites) {
-		if (i < LAYOUT_VERDICT_SITES) {
-			out->nsites++;
+	qsort(s, k, sizeof(*s), site_cmp);
+	for (size_t i = 0; i < k; i++) {
+		if (m && s[m - 1].site == s[i].site) {
+			s[m - 1].evidence += s[i].evidence;
+			s[m - 1].count += s[i].count;
 		} else {
-			/* replace the weakest when this one is stronger */
-			i = LAYOUT_VERDICT_SITES - 1;
-			if (ev[i] > e || (ev[i] == e && out->site_samples[i] >= count))
-				return;
+			s[m++] = s[i];
 		}
-		out->sites[i] = site;
-		ev[i] = 0;
-		out->site_samples[i] = 0;
 	}
-	ev[i] += e;
-	out->site_samples[i] += count;
-	while (i > 0 && (ev[i] > ev[i - 1] ||
-			 (ev[i] == ev[i - 1] && out->site_samples[i] > out->site_samples[i - 1]))) {
-		uint32_t ts = out->sites[i];
-		uint64_t te = ev[i], tc = out->site_samples[i];
-		out->sites[i] = out->sites[i - 1];
-		ev[i] = ev[i - 1];
-		out->site_samples[i] = out->site_samples[i - 1];
-		out->sites[i - 1] = ts;
-		ev[i - 1] = te;
-		out->site_samples[i - 1] = tc;
-		i--;
+	qsort(s, m, sizeof(*s), site_rank);
+	for (size_t i = 0; i < m && i < LAYOUT_VERDICT_SITES; i++) {
+		out->sites[i] = s[i].site;
+		out->site_evidence[i] = s[i].evidence;
+		out->site_samples[i] = s[i].count;
+		out->nsites = (uint32_t)i + 1;
 	}
 }
 
@@ -102,16 +110,20 @@ static void add_site(struct layout_verdict_info *out, uint64_t *ev, uint32_t sit
 static int verdict_core(const struct layout_line_access *a, size_t n, uint32_t min_evidence,
 			struct layout_verdict_info *out, uint8_t *marks)
 {
-	uint64_t site_ev[LAYOUT_VERDICT_SITES] = { 0 };
 	struct key_info *keys = calloc(n ? n : 1, sizeof(*keys));
+	struct site_sum *sites = malloc((n ? n : 1) * sizeof(*sites));
+	size_t nsites = 0;
 	struct layout_set wt = { 0 }, wc = { 0 }, ot = { 0 }, oc = { 0 }, wag = { 0 };
 	size_t nk = 0;
 	uint64_t tw = 0, fw = 0;
 	int rc = 0;
 
 	memset(out, 0, sizeof(*out));
-	if (!keys)
+	if (!keys || !sites) {
+		free(keys);
+		free(sites);
 		return -ENOMEM;
+	}
 	for (size_t i = 0; i < n; i++) {
 		struct key_info *k = key_find(keys, nk, a[i].key);
 		if (!k) {
@@ -150,8 +162,8 @@ static int verdict_core(const struct layout_line_access *a, size_t n, uint32_t m
 		}
 		if (marks)
 			marks[i] = m;
-		if (m)
-			add_site(out, site_ev, a[i].site, a[i].evidence, a[i].count);
+		if (m && a[i].site)
+			sites[nsites++] = (struct site_sum){ a[i].site, a[i].evidence, a[i].count };
 		out->samples += a[i].count;
 		out->evidence += a[i].evidence;
 		out->lcl_hitm += a[i].lcl_hitm;
@@ -180,6 +192,7 @@ static int verdict_core(const struct layout_line_access *a, size_t n, uint32_t m
 	out->writer_cpus = wc.n;
 	out->other_threads = ot.n;
 	out->other_cpus = oc.n;
+	top_sites(out, sites, nsites);
 	/* truly shared keys are not victims, even when another key's writer
 	 * hurts them too */
 	for (uint32_t i = 0; i < out->nfalse_keys; i++) {
@@ -205,6 +218,7 @@ out:
 	for (size_t i = 0; i < nk; i++)
 		layout_set_free(&keys[i].writers);
 	free(keys);
+	free(sites);
 	layout_set_free(&wt);
 	layout_set_free(&wc);
 	layout_set_free(&ot);

@@ -120,7 +120,7 @@ struct typeinfo_verdict_row {
 	char shared[192], victims[192];
 	char writer_tids[64], writer_cpus[64], reader_tids[64], reader_cpus[64];
 	char sites[LAYOUT_VERDICT_SITES][96];
-	uint64_t site_samples[LAYOUT_VERDICT_SITES];
+	uint64_t site_samples[LAYOUT_VERDICT_SITES], site_evidence[LAYOUT_VERDICT_SITES];
 	uint32_t nsites;
 };
 /* The verdict of one line: keys are members when samples were attributed,

@@ -238,6 +238,7 @@ static void vline_sites(struct store *st, const struct layout_verdict_info *v,
 				snprintf(r->sites[i], sizeof(r->sites[i]), "%#llx",
 					 (unsigned long long)sqlite3_column_int64(s, 2));
 			r->site_samples[i] = v->site_samples[i];
+			r->site_evidence[i] = v->site_evidence[i];
 			r->nsites = i + 1;
 		}
 		sqlite3_reset(s);

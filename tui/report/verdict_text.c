@@ -40,7 +40,7 @@ void verdict_evidence_text(const struct typeinfo_verdict_row *r, line_fn fn, voi
 	if (!layout_verdict_contended(v->verdict))
 		return;
 	snprintf(t, sizeof(t), "    evidence: HITM %llu (lcl %llu, rmt %llu), peer %llu (lcl %llu, rmt %llu);"
-		 " loads %llu, stores %llu",
+		 " load samples %llu, store samples %llu",
 		 (unsigned long long)(v->lcl_hitm + v->rmt_hitm), (unsigned long long)v->lcl_hitm,
 		 (unsigned long long)v->rmt_hitm, (unsigned long long)(v->lcl_peer + v->rmt_peer),
 		 (unsigned long long)v->lcl_peer, (unsigned long long)v->rmt_peer,
@@ -53,9 +53,10 @@ void verdict_evidence_text(const struct typeinfo_verdict_row *r, line_fn fn, voi
 	snprintf(t, sizeof(t), "    truly shared: %s; victims (falsely shared): %s", or_dash(r->shared),
 		 or_dash(r->victims));
 	fn(ctx, t);
-	o = c2c_appendf(t, sizeof(t), 0, "    sites:");
+	o = c2c_appendf(t, sizeof(t), 0, "    sites (HITM/peer, samples):");
 	for (uint32_t i = 0; i < r->nsites; i++)
-		o = c2c_appendf(t, sizeof(t), o, "%s %s (%llu)", i ? "," : "", r->sites[i],
+		o = c2c_appendf(t, sizeof(t), o, "%s %s (%llu, %llu)", i ? "," : "", r->sites[i],
+				(unsigned long long)r->site_evidence[i],
 				(unsigned long long)r->site_samples[i]);
 	if (!r->nsites)
 		c2c_appendf(t, sizeof(t), o, " -");
@@ -110,7 +111,8 @@ void verdict_json(FILE *out, const struct typeinfo_verdict_row *r)
 	for (uint32_t i = 0; i < r->nsites; i++) {
 		fputs(i ? ",{\"site\":" : "{\"site\":", out);
 		report_json_str(out, r->sites[i]);
-		fprintf(out, ",\"samples\":%llu}", (unsigned long long)r->site_samples[i]);
+		fprintf(out, ",\"evidence\":%llu,\"samples\":%llu}",
+			(unsigned long long)r->site_evidence[i], (unsigned long long)r->site_samples[i]);
 	}
 	fputs("],\"members\":", out);
 	report_json_str(out, r->keys);
