@@ -7,6 +7,7 @@
  * kernel lock waits by caller and type. */
 #include "tui/report/report_diff.h"
 #include "tui/report/escape.h"
+#include "tui/report/verdict_text.h"
 #include "tui/report/report.h"
 
 #include <inttypes.h>
@@ -232,8 +233,11 @@ void report_diff_text(const struct diff_result *r, FILE *out)
 		 * run, with nothing to compare; the waits are compared below */
 		fprintf(out, "Cache lines: no memory samples in either session\n");
 	} else {
+		char rule[160];
 		fprintf(out, "Cache lines (matched by the members they hold, else data symbol, else type + offset"
 			" in the object, else address)\n");
+		verdict_rule_text(r->min_evidence, rule, sizeof(rule));
+		fprintf(out, "Verdicts: %s\n", rule);
 		fprintf(out, "  %-28s %-7s %-11s %-18s %-15s %-17s %-14s %-14s %-17s %s\n", "Key", "Match",
 			"Status", "HITM", "HITM/s", "HITM/1k samples", "Loads", "Stores", "Load lat",
 			"Verdict");
@@ -489,9 +493,9 @@ void report_diff_json(const struct diff_result *r, FILE *out)
 {
 	const struct diff_session *ss[2] = { &r->before, &r->after };
 
-	fprintf(out, "{");
+	fprintf(out, "{\"min_evidence\":%u", r->min_evidence);
 	for (int s = 0; s < 2; s++) {
-		fprintf(out, "%s\"%s\":{\"path\":", s ? "," : "", s ? "after" : "before");
+		fprintf(out, ",\"%s\":{\"path\":", s ? "after" : "before");
 		report_json_str(out, ss[s]->path);
 		fprintf(out, ",\"samples\":%llu,\"seconds\":%.3f,\"hitm\":%llu,\"lock_waits\":%" PRIu64
 			",\"lock_wait_ns\":%" PRIu64 ",\"session\":",
