@@ -199,6 +199,11 @@ struct layout_plan {
 	size_t n;
 	char reasoning[4][160];
 	size_t nreasoning;
+	/* how to get the proposal in the source, one edit each:
+	 * "____cacheline_aligned_in_smp on counter (...)", "move limit next
+	 * to name" (empty for a plan that is a layout as it is) */
+	char annotations[8][192];
+	size_t nannotations;
 };
 
 /* The plan that is simply the type's own layout (e.g. the after build's

@@ -88,6 +88,7 @@ row "layout: counter flagged" layout.txt "  24        8     counter" "FALSE-SHAR
 row "layout: limit is a victim" layout.txt "  16        8     limit" "victim"
 has "layout: hole" layout.txt "/* XXX 2 byte hole */"
 re "proposal moves counter" layout.txt '^  counter +24 +0 \| +128 +2  written by 2 threads \(65 stores\): own line$'
+has "proposal names the annotation" layout.txt "  - move counter to the end (after config) and mark it ____cacheline_aligned_in_smp"
 has "what-if on the proposal" layout.txt "HITM samples: 90 now, 0 would remain; contended lines: 2 -> 0"
 "$C2CTUI" report before.db --layout conn --against ./conn_after >against.txt 2>/dev/null
 has "what-if against the after build" against.txt "HITM samples: 90 now, 0 would remain"

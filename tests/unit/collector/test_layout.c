@@ -488,6 +488,10 @@ static void test_propose_and_whatif(void)
 	CHECK(p.nreasoning == 3);
 	CHECK(strstr(p.reasoning[0], "1 write-hot member") != NULL);
 	CHECK(strstr(p.m[k].why, "written by 1 thread") != NULL);
+	/* the edit that gives it: counter moves to the end, on a new line */
+	CHECK_EQ_U64(p.nannotations, 1);
+	CHECK(strstr(p.annotations[0], "move counter to the end (after config)") != NULL);
+	CHECK(strstr(p.annotations[0], "____cacheline_aligned_in_smp") != NULL);
 
 	CHECK(layout_whatif(&l, &p, fs_accesses, NFS, 0, &w) == 0);
 	CHECK_EQ_U64(w.hitm_before, 200);
