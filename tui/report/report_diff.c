@@ -167,7 +167,7 @@ static void text_line_detail(const struct diff_line_row *l, FILE *out)
 	for (uint32_t p = 0; p < l->nparts; p++) {
 		const struct diff_line_part *pt = &l->parts[p];
 		fprintf(out, "      %-6s %-24s %6llu HITM (%llu lcl, %llu rmt) %5llu loads %5llu stores"
-			"  %-5s  members: %s\n", pt->after ? "after" : "before", pt->key,
+			"  %-13s  members: %s\n", pt->after ? "after" : "before", pt->key,
 			(unsigned long long)pt->v.hitm, (unsigned long long)pt->v.lcl_hitm,
 			(unsigned long long)pt->v.rmt_hitm, (unsigned long long)pt->v.loads,
 			(unsigned long long)pt->v.stores, layout_verdict_name(pt->v.verdict),
@@ -270,7 +270,7 @@ void report_diff_text(const struct diff_result *r, FILE *out)
 			type = m->type;
 			fprintf(out, "\nLayout of %s, before | after (members aligned by name; moved: on"
 				" another cache line after)\n", type);
-			fprintf(out, "  %-26s %6s %4s %5s | %6s %4s %5s  %-18s %-16s %-16s %-8s %-16s %-15s %-16s %s\n",
+			fprintf(out, "  %-26s %6s %4s %5s | %6s %4s %5s  %-18s %-16s %-16s %-8s %-16s %-15s %-30s %s\n",
 				"Member", "Off", "Size", "Line", "Off", "Size", "Line", "HITM", "Loads",
 				"Stores", "Flag", "Lcl/Rmt HITM", "Load lat", "Line verdict", "Moved");
 		}
@@ -302,7 +302,7 @@ void report_diff_text(const struct diff_result *r, FILE *out)
 		else
 			snprintf(mv, sizeof(mv), "%s", m->status == DIFF_MATCHED ? "" : m->status == DIFF_APPEARED
 							     ? "(new)" : "(gone)");
-		fprintf(out, "  %-26.26s %6s %4llu %5s | %6s %4llu %5s  %-18s %-16s %-16s %-8s %-16s %-15s %-16s %s\n",
+		fprintf(out, "  %-26.26s %6s %4llu %5s | %6s %4llu %5s  %-18s %-16s %-16s %-8s %-16s %-15s %-30s %s\n",
 			name, ob, (unsigned long long)(m->b.present ? m->size_b : 0), lb, oa,
 			(unsigned long long)(m->a.present ? m->size_a : 0), la, h, ld, st, fl, lr, lat, vd, mv);
 	}
