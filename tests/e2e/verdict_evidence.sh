@@ -5,7 +5,7 @@
 #    (the access pattern alone says "potential"), in report --verdicts JSON
 #    and text, for the false-sharing, true-sharing and mixed scenarios;
 #  - every contended line has at least --min-evidence evidence samples, and
-#    its text carries the evidence (HITM lcl/rmt, writers/readers, shared
+#    its text carries the evidence (CSV: the JSON's rows and keys) (HITM lcl/rmt, writers/readers, shared
 #    members and victims, sites);
 #  - --min-evidence 0 gives back the pattern-only verdicts (so the rule is
 #    what changed them), --min-evidence 1000000 leaves no contended line;
@@ -80,6 +80,18 @@ if grep -Eq '^0x[0-9a-f]+ +0 +[0-9]+ potential \([0-9]+ samples?\)' fs.txt &&
 else
   nok "$T: text: 0-HITM lines say 'potential (N samples)', the rule is printed" "$(head -20 fs.txt)"
 fi
+"$C2CTUI" report false-sharing.db --verdicts --format csv > fs.csv 2>/dev/null
+if python3 - <<'PY'
+import csv, json, sys
+rows = list(csv.DictReader(open("fs.csv")))
+j = json.load(open("false-sharing.json"))["lines"]
+assert len(rows) == len(j), (len(rows), len(j))
+for r, l in zip(rows, j):
+    assert (r["line"], r["verdict"], int(r["evidence"])) == (l["line"], l["verdict"], l["evidence"]["samples"]), (r, l)
+assert {r["verdict"] for r in rows} <= {"false", "true", "mixed", "potential", "none"}
+PY
+then ok "$T: csv: the JSON's lines, verdicts (stable keys) and evidence"
+else nok "$T: csv: the JSON's lines, verdicts (stable keys) and evidence" "$(head -3 fs.csv)"; fi
 "$C2CTUI" report false-sharing.db --verdicts --min-evidence x >/dev/null 2>err.txt
 check "$T: --min-evidence x is a usage error" test $? -eq 2
 

@@ -34,7 +34,7 @@ static void report_usage(FILE *out)
 		"                      no contention\n"
 		"  --min-evidence N    HITM or peer-cache samples a line needs for false / true /\n"
 		"                      mixed (default %u; 0: the access pattern alone)\n"
-		"  --format text|json  with --verdicts\n"
+		"  --format text|csv|json  with --verdicts\n"
 		"  --sort hitm|verdict with --verdicts: by HITM (default) or false, mixed, true,\n"
 		"                      potential, no contention\n"
 		"  --assign TYPE@ADDR  the object at ADDR is a TYPE: attribute its samples by hand\n"
@@ -108,7 +108,7 @@ static int by_verdict(const void *x, const void *y)
 	return a->line_addr < b->line_addr ? -1 : a->line_addr > b->line_addr;
 }
 
-static int report_verdicts(struct store *st, bool sort_verdict, bool json, struct c2c_error *err)
+static int report_verdicts(struct store *st, bool sort_verdict, int format, struct c2c_error *err)
 {
 	struct typeinfo_verdict_row *v;
 	size_t n;
@@ -118,7 +118,14 @@ static int report_verdicts(struct store *st, bool sort_verdict, bool json, struc
 		return -1;
 	if (sort_verdict && n)
 		qsort(v, n, sizeof(*v), by_verdict);
-	if (json) {
+	if (format == 2) {
+		verdict_csv_header(stdout);
+		for (size_t i = 0; i < n; i++)
+			verdict_csv(stdout, &v[i]);
+		free(v);
+		return 0;
+	}
+	if (format == 1) {
 		printf("{\"min_evidence\":%u,\"lines\":[", typeinfo_min_evidence(st));
 		for (size_t i = 0; i < n; i++) {
 			if (i)
@@ -223,7 +230,8 @@ int cmd_report_types(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *layout = NULL, *against = NULL, *dbgdir = NULL, *input = NULL, *assign = NULL;
-	bool types = false, verdicts = false, attribute = true, sort_verdict = false, json = false;
+	bool types = false, verdicts = false, attribute = true, sort_verdict = false;
+	int format = 0;   /* 0 text, 1 json, 2 csv (--verdicts) */
 	long min_evidence = -1;
 	char *end;
 	struct store *st;
@@ -259,9 +267,11 @@ int cmd_report_types(int argc, char **argv)
 			break;
 		case 'f':
 			if (!strcmp(optarg, "json"))
-				json = true;
+				format = 1;
+			else if (!strcmp(optarg, "csv"))
+				format = 2;
 			else if (strcmp(optarg, "text")) {
-				fprintf(stderr, "c2ctui report: --format text|json with --types/--verdicts/--layout\n");
+				fprintf(stderr, "c2ctui report: --format text|csv|json with --verdicts\n");
 				return 2;
 			}
 			break;
@@ -275,8 +285,8 @@ int cmd_report_types(int argc, char **argv)
 		report_usage(stderr);
 		return 2;
 	}
-	if (json && (!verdicts || types || layout)) {
-		fprintf(stderr, "c2ctui report: --format json goes with --verdicts alone\n");
+	if (format && (!verdicts || types || layout)) {
+		fprintf(stderr, "c2ctui report: --format csv|json goes with --verdicts alone\n");
 		return 2;
 	}
 	if (open_attributed(input, attribute, dbgdir, &st, &err) < 0) {
@@ -319,7 +329,7 @@ int cmd_report_types(int argc, char **argv)
 	if (rc == 0 && verdicts) {
 		if (types)
 			printf("\n");
-		rc = report_verdicts(st, sort_verdict, json, &err);
+		rc = report_verdicts(st, sort_verdict, format, &err);
 	}
 	if (rc == 0 && layout) {
 		if (types || verdicts)

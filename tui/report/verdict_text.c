@@ -118,3 +118,39 @@ void verdict_json(FILE *out, const struct typeinfo_verdict_row *r)
 	report_json_str(out, r->keys);
 	fputc('}', out);
 }
+
+void verdict_csv_header(FILE *out)
+{
+	fputs("line,verdict,pattern,hitm,samples,type,evidence,min_evidence,lcl_hitm,rmt_hitm,lcl_peer,"
+	      "rmt_peer,loads,stores,writer_threads,writer_cpus,reader_threads,reader_cpus,shared,"
+	      "victims,sites,members\n", out);
+}
+
+void verdict_csv(FILE *out, const struct typeinfo_verdict_row *r)
+{
+	const struct layout_verdict_info *v = &r->v;
+	char sites[LAYOUT_VERDICT_SITES * 128];
+	size_t o = 0;
+
+	sites[0] = 0;
+	for (uint32_t i = 0; i < r->nsites; i++)
+		o = c2c_appendf(sites, sizeof(sites), o, "%s%s:%llu:%llu", i ? " " : "", r->sites[i],
+				(unsigned long long)r->site_evidence[i],
+				(unsigned long long)r->site_samples[i]);
+	fprintf(out, "%#llx,%s,%s,%llu,%llu,", (unsigned long long)r->line_addr,
+		layout_verdict_key(v->verdict), layout_verdict_key(v->pattern),
+		(unsigned long long)r->hitm, (unsigned long long)r->samples);
+	report_csv_str(out, r->type);
+	fprintf(out, ",%llu,%u,%llu,%llu,%llu,%llu,%llu,%llu,", (unsigned long long)v->evidence,
+		v->min_evidence, (unsigned long long)v->lcl_hitm, (unsigned long long)v->rmt_hitm,
+		(unsigned long long)v->lcl_peer, (unsigned long long)v->rmt_peer,
+		(unsigned long long)v->loads, (unsigned long long)v->stores);
+	const char *f[] = { r->writer_tids, r->writer_cpus, r->reader_tids, r->reader_cpus,
+			    r->shared, r->victims, sites, r->keys };
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		if (i)
+			fputc(',', out);
+		report_csv_str(out, f[i]);
+	}
+	fputc('\n', out);
+}

@@ -19,5 +19,9 @@ void verdict_evidence_text(const struct typeinfo_verdict_row *r, line_fn fn, voi
 void verdict_rule_text(unsigned min_evidence, char *buf, size_t len);
 /* One JSON object for the line (keys in docs/types.md). */
 void verdict_json(FILE *out, const struct typeinfo_verdict_row *r);
+/* CSV: the header, then one row per line (the JSON's fields, lists space
+ * separated, sites as "site:evidence:samples"). */
+void verdict_csv_header(FILE *out);
+void verdict_csv(FILE *out, const struct typeinfo_verdict_row *r);
 
 #endif /* C2C_TUI_VERDICT_TEXT_H */
