@@ -1,8 +1,9 @@
 /* From accesses to advice: a struct's layout (pahole-like rows with holes
  * and cache line boundaries) with per-member access statistics, false
  * sharing flags with their evidence, a verdict per cache line (false / true
- * / mixed sharing), a proposed member order that separates write-hot from
- * read-mostly members, and a what-if replay of the recorded accesses
+ * / mixed sharing with contention evidence, potential without it), a
+ * proposed member order that separates write-hot from read-mostly members
+ * (with the source edit that gives it), and a what-if replay of the recorded accesses
  * against another layout (the proposal, or the struct of another build).
  *
  * Everything here is a pure function of its inputs (no I/O, no store).

@@ -3,7 +3,8 @@
  * first screen and every scroll cost one small query at any session size.
  * Sessions with lock waits also list the lines holding waited-on locks
  * (with their lock columns first), and every line carries its sharing
- * verdict (false / true / mixed) from the types module. A session of lock
+ * verdict (false / true / mixed, potential, no contention) from the types
+ * module. A session of lock
  * waits alone shows only the address and lock columns; `l` opens the lock
  * list (view_locks.c). */
 #include "tui/explorer/view.h"
