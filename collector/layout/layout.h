@@ -1,8 +1,9 @@
 /* From accesses to advice: a struct's layout (pahole-like rows with holes
  * and cache line boundaries) with per-member access statistics, false
  * sharing flags with their evidence, a verdict per cache line (false / true
- * / mixed sharing), a proposed member order that separates write-hot from
- * read-mostly members, and a what-if replay of the recorded accesses
+ * / mixed sharing with contention evidence, potential without it), a
+ * proposed member order that separates write-hot from read-mostly members
+ * (with the source edit that gives it), and a what-if replay of the recorded accesses
  * against another layout (the proposal, or the struct of another build).
  *
  * Everything here is a pure function of its inputs (no I/O, no store).
@@ -116,13 +117,25 @@ void layout_print(const struct layout *l, const struct layout_out *out);
 
 /* ---- verdicts ---- */
 
+/* A line is called false/true/mixed sharing only with contention evidence
+ * on it: samples that are HITM loads (local or remote) or peer-cache loads
+ * (the only evidence AMD IBS and ARM SPE give), at least min_evidence of
+ * them. Below that the access pattern is a *potential* problem, not a
+ * measured one. docs/types.md gives the sampling argument for the default. */
 enum layout_verdict {
-	LAYOUT_NONE = 0,     /* not contended: one agent, or nothing written */
-	LAYOUT_FALSE = 1,    /* writers and others touch disjoint members */
-	LAYOUT_TRUE = 2,     /* they touch the same members */
-	LAYOUT_MIXED = 3,    /* both, each at least 10% of the contended samples */
+	LAYOUT_NONE = 0,      /* no contention: one agent, or nothing written */
+	LAYOUT_FALSE = 1,     /* writers and others touch disjoint members */
+	LAYOUT_TRUE = 2,      /* they touch the same members */
+	LAYOUT_MIXED = 3,     /* both, each at least 10% of the contended samples */
+	LAYOUT_POTENTIAL = 4, /* the pattern of one of the three, too little evidence */
 };
+enum { LAYOUT_MIN_EVIDENCE_DEFAULT = 5 };
+/* Words for people: "false", "true", "mixed", "potential", "no contention". */
 const char *layout_verdict_name(enum layout_verdict v);
+/* Stable machine keys (CSV, JSON): "false", "true", "mixed", "potential", "none". */
+const char *layout_verdict_key(enum layout_verdict v);
+/* A contended verdict: false, true or mixed. */
+bool layout_verdict_contended(enum layout_verdict v);
 
 /* An access to one cache line; key names what was touched (a member row
  * index, or the offset within the line when no type is known). */
@@ -131,19 +144,41 @@ struct layout_line_access {
 	bool is_store;
 	int32_t tid, cpu;
 	uint64_t count;
+	/* of count: the samples that are HITM or peer-cache loads (the
+	 * evidence; a sample counts once), and each kind */
+	uint64_t evidence, lcl_hitm, rmt_hitm, lcl_peer, rmt_peer;
+	uint32_t site;        /* code site id, caller's numbering (0 = unknown) */
 };
 
+#define LAYOUT_VERDICT_KEYS 8
+#define LAYOUT_VERDICT_SITES 3
 struct layout_verdict_info {
 	enum layout_verdict verdict;
+	enum layout_verdict pattern;  /* what the access pattern alone says */
+	uint32_t min_evidence;        /* the bar verdict was judged with */
+	uint64_t evidence;            /* samples on the line that are HITM or peer loads */
+	uint64_t lcl_hitm, rmt_hitm, lcl_peer, rmt_peer;
+	uint64_t loads, stores, samples;
 	uint64_t true_samples;    /* accesses to a key another agent writes */
 	uint64_t false_samples;   /* accesses to a key while another agent writes another key */
 	uint32_t writer_threads, writer_cpus;
 	uint32_t other_threads, other_cpus;   /* agents that touch the line but do not write it */
-	uint32_t true_keys[8], ntrue_keys;    /* keys written and touched by another agent */
-	uint32_t false_keys[8], nfalse_keys;  /* keys touched while another agent writes a different key */
-	uint32_t writer_keys[8], nwriter_keys; /* keys whose writes hurt another agent's access */
+	/* keys written and touched by another agent: truly shared */
+	uint32_t true_keys[LAYOUT_VERDICT_KEYS], ntrue_keys;
+	/* keys touched while another agent writes a different key */
+	uint32_t false_keys[LAYOUT_VERDICT_KEYS], nfalse_keys;
+	/* false_keys that are not truly shared: the victims of false sharing */
+	uint32_t victim_keys[LAYOUT_VERDICT_KEYS], nvictim_keys;
+	uint32_t writer_keys[LAYOUT_VERDICT_KEYS], nwriter_keys; /* keys whose writes hurt another agent's access */
+	/* the code sites of the contended accesses, most evidence (then
+	 * samples) first; 0 entries are unused */
+	uint32_t sites[LAYOUT_VERDICT_SITES];
+	uint64_t site_samples[LAYOUT_VERDICT_SITES], site_evidence[LAYOUT_VERDICT_SITES];
+	uint32_t nsites;
 };
-int layout_verdict(const struct layout_line_access *a, size_t n, struct layout_verdict_info *out);
+/* Judges one line. min_evidence 0 judges by the access pattern alone. */
+int layout_verdict(const struct layout_line_access *a, size_t n, uint32_t min_evidence,
+		   struct layout_verdict_info *out);
 
 /* ---- proposals and what-if ---- */
 
@@ -165,6 +200,11 @@ struct layout_plan {
 	size_t n;
 	char reasoning[4][160];
 	size_t nreasoning;
+	/* how to get the proposal in the source, one edit each:
+	 * "____cacheline_aligned_in_smp on counter (...)", "move limit next
+	 * to name" (empty for a plan that is a layout as it is) */
+	char annotations[8][192];
+	size_t nannotations;
 };
 
 /* The plan that is simply the type's own layout (e.g. the after build's
@@ -196,10 +236,12 @@ struct layout_whatif {
 /* Replays accesses (offsets in `from`'s layout) against `to`: every access
  * moves with its top-level member (matched by name), objects of a plan
  * aligned to a cache line start on a line boundary, and each new line is
- * judged as in layout_verdict; HITM samples on lines that are no longer
- * contended are counted as gone. */
+ * judged as in layout_verdict (the evidence of a new line: the HITM of the
+ * accesses that land on it); HITM samples of accesses that are no longer
+ * in a contended pattern are counted as gone. */
 int layout_whatif(const struct layout *from, const struct layout_plan *to,
-		  const struct layout_access *a, size_t n, struct layout_whatif *out);
+		  const struct layout_access *a, size_t n, uint32_t min_evidence,
+		  struct layout_whatif *out);
 void layout_whatif_fini(struct layout_whatif *w);
 
 #endif /* C2C_LAYOUT_H */

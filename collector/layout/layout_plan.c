@@ -99,6 +99,62 @@ static bool write_hot(const struct layout_row *r, uint64_t max_st)
 	return r->stores && r->stores * 20 >= max_st;
 }
 
+static void annotate(struct layout_plan *p, const char *fmt, const char *a, const char *b)
+{
+	if (p->nannotations < sizeof(p->annotations) / sizeof(p->annotations[0]))
+		snprintf(p->annotations[p->nannotations++], sizeof(p->annotations[0]), fmt, a, b);
+}
+
+/* The edits that give the proposal. Read-mostly and cold members keep
+ * their declaration order, so only the write groups move: the first member
+ * of each group goes after the member before it in the plan and starts a
+ * new cache line (the kernel's ____cacheline_aligned_in_smp, the aligned
+ * attribute in user space); the others of its group follow it. */
+static void plan_annotate(struct layout_plan *p, const struct layout *l)
+{
+	size_t *order = malloc((p->n ? p->n : 1) * sizeof(*order));
+	char aligned[64], where[192];
+
+	if (!order)
+		return;
+	for (size_t i = 0; i < p->n; i++)
+		order[i] = i;
+	/* by new offset (insertion sort: a struct has few top-level members) */
+	for (size_t i = 1; i < p->n; i++)
+		for (size_t k = i; k > 0 && p->m[order[k]].new_offset < p->m[order[k - 1]].new_offset; k--) {
+			size_t t = order[k];
+			order[k] = order[k - 1];
+			order[k - 1] = t;
+		}
+	snprintf(aligned, sizeof(aligned), "__attribute__((aligned(%u)))", l->line_size);
+	for (size_t k = 0; k < p->n; k++) {
+		const struct layout_plan_member *m = &p->m[order[k]];
+		const struct layout_plan_member *prev = k ? &p->m[order[k - 1]] : NULL;
+		bool in_place = prev ? order[k - 1] + 1 == order[k] : order[k] == 0;
+
+		if (!m->group)
+			continue;
+		if (!prev || prev->group != m->group) {
+			if (in_place)
+				snprintf(where, sizeof(where), "%.80s", m->name);
+			else if (k + 1 == p->n)
+				snprintf(where, sizeof(where), "%.80s to the end (after %.60s)", m->name,
+					 prev ? prev->name : "");
+			else
+				snprintf(where, sizeof(where), "%.80s after %.60s", m->name,
+					 prev ? prev->name : "");
+			annotate(p, in_place ? "mark %.150s ____cacheline_aligned_in_smp (in user space %.40s):"
+					       " it must start a new cache line"
+					     : "move %.150s and mark it ____cacheline_aligned_in_smp (in user"
+					       " space %.40s): it must start a new cache line",
+				 where, aligned);
+		} else if (!in_place) {
+			annotate(p, "move %.80s next to %.80s (same writers)", m->name, prev->name);
+		}
+	}
+	free(order);
+}
+
 int layout_propose(struct layout_plan *out, const struct layout *l)
 {
 	int rc = plan_alloc(out, l);
@@ -193,6 +249,7 @@ int layout_propose(struct layout_plan *out, const struct layout *l)
 		 "first member of each write group)",
 		 (unsigned long long)l->size, (unsigned long long)out->size, l->align, out->align,
 		 (unsigned)ls);
+	plan_annotate(out, l);
 	free(tops);
 	return 0;
 }

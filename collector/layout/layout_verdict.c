@@ -1,6 +1,8 @@
 /* collector/layout: the verdict on one cache line (false / true / mixed
- * sharing, with evidence), and the what-if replay of accesses against
- * another layout, judged line by line with the same rules. */
+ * sharing when the line has contention evidence, potential when only the
+ * access pattern says so, with the evidence), and the what-if replay of
+ * accesses against another layout, judged line by line with the same
+ * rules. */
 #include "collector/layout/layout_priv.h"
 
 #include <errno.h>
@@ -14,8 +16,19 @@ const char *layout_verdict_name(enum layout_verdict v)
 	case LAYOUT_FALSE: return "false";
 	case LAYOUT_TRUE: return "true";
 	case LAYOUT_MIXED: return "mixed";
-	default: return "none";
+	case LAYOUT_POTENTIAL: return "potential";
+	default: return "no contention";
 	}
+}
+
+const char *layout_verdict_key(enum layout_verdict v)
+{
+	return v == LAYOUT_NONE ? "none" : layout_verdict_name(v);
+}
+
+bool layout_verdict_contended(enum layout_verdict v)
+{
+	return v == LAYOUT_FALSE || v == LAYOUT_TRUE || v == LAYOUT_MIXED;
 }
 
 struct key_info {
@@ -42,23 +55,75 @@ static void add_key(uint32_t *arr, uint32_t *n, uint32_t key)
 	for (uint32_t i = 0; i < *n; i++)
 		if (arr[i] == key)
 			return;
-	if (*n < 8)
+	if (*n < LAYOUT_VERDICT_KEYS)
 		arr[(*n)++] = key;
 }
 
+/* The contended accesses' code sites with the most evidence, then
+ * samples: sites[0..k) are (site, evidence, samples) triples, grouped here. */
+struct site_sum {
+	uint32_t site;
+	uint64_t evidence, count;
+};
+
+static int site_cmp(const void *x, const void *y)
+{
+	const struct site_sum *a = x, *b = y;
+	return a->site < b->site ? -1 : a->site > b->site;
+}
+
+static int site_rank(const void *x, const void *y)
+{
+	const struct site_sum *a = x, *b = y;
+	if (a->evidence != b->evidence)
+		return a->evidence > b->evidence ? -1 : 1;
+	if (a->count != b->count)
+		return a->count > b->count ? -1 : 1;
+	return site_cmp(x, y);
+}
+
+static void top_sites(struct layout_verdict_info *out, struct site_sum *s, size_t k)
+{
+	size_t m = 0;
+
+	if (!k)
+		return;
+	qsort(s, k, sizeof(*s), site_cmp);
+	for (size_t i = 0; i < k; i++) {
+		if (m && s[m - 1].site == s[i].site) {
+			s[m - 1].evidence += s[i].evidence;
+			s[m - 1].count += s[i].count;
+		} else {
+			s[m++] = s[i];
+		}
+	}
+	qsort(s, m, sizeof(*s), site_rank);
+	for (size_t i = 0; i < m && i < LAYOUT_VERDICT_SITES; i++) {
+		out->sites[i] = s[i].site;
+		out->site_evidence[i] = s[i].evidence;
+		out->site_samples[i] = s[i].count;
+		out->nsites = (uint32_t)i + 1;
+	}
+}
+
 /* marks[i] bit 1: access i is truly contended, bit 2: falsely contended. */
-static int verdict_core(const struct layout_line_access *a, size_t n,
+static int verdict_core(const struct layout_line_access *a, size_t n, uint32_t min_evidence,
 			struct layout_verdict_info *out, uint8_t *marks)
 {
 	struct key_info *keys = calloc(n ? n : 1, sizeof(*keys));
+	struct site_sum *sites = malloc((n ? n : 1) * sizeof(*sites));
+	size_t nsites = 0;
 	struct layout_set wt = { 0 }, wc = { 0 }, ot = { 0 }, oc = { 0 }, wag = { 0 };
 	size_t nk = 0;
 	uint64_t tw = 0, fw = 0;
 	int rc = 0;
 
 	memset(out, 0, sizeof(*out));
-	if (!keys)
+	if (!keys || !sites) {
+		free(keys);
+		free(sites);
 		return -ENOMEM;
+	}
 	for (size_t i = 0; i < n; i++) {
 		struct key_info *k = key_find(keys, nk, a[i].key);
 		if (!k) {
@@ -97,6 +162,18 @@ static int verdict_core(const struct layout_line_access *a, size_t n,
 		}
 		if (marks)
 			marks[i] = m;
+		if (m && a[i].site)
+			sites[nsites++] = (struct site_sum){ a[i].site, a[i].evidence, a[i].count };
+		out->samples += a[i].count;
+		out->evidence += a[i].evidence;
+		out->lcl_hitm += a[i].lcl_hitm;
+		out->rmt_hitm += a[i].rmt_hitm;
+		out->lcl_peer += a[i].lcl_peer;
+		out->rmt_peer += a[i].rmt_peer;
+		if (a[i].is_store)
+			out->stores += a[i].count;
+		else
+			out->loads += a[i].count;
 		if (a[i].is_store) {
 			if (a[i].tid >= 0)
 				layout_set_add(&wt, a[i].tid);
@@ -115,18 +192,33 @@ static int verdict_core(const struct layout_line_access *a, size_t n,
 	out->writer_cpus = wc.n;
 	out->other_threads = ot.n;
 	out->other_cpus = oc.n;
+	top_sites(out, sites, nsites);
+	/* truly shared keys are not victims, even when another key's writer
+	 * hurts them too */
+	for (uint32_t i = 0; i < out->nfalse_keys; i++) {
+		bool shared = false;
+		for (uint32_t j = 0; j < out->ntrue_keys; j++)
+			shared |= out->true_keys[j] == out->false_keys[i];
+		if (!shared)
+			add_key(out->victim_keys, &out->nvictim_keys, out->false_keys[i]);
+	}
 	if (tw + fw == 0)
-		out->verdict = LAYOUT_NONE;
+		out->pattern = LAYOUT_NONE;
 	else if (fw * 10 < tw + fw)
-		out->verdict = LAYOUT_TRUE;
+		out->pattern = LAYOUT_TRUE;
 	else if (tw * 10 < tw + fw)
-		out->verdict = LAYOUT_FALSE;
+		out->pattern = LAYOUT_FALSE;
 	else
-		out->verdict = LAYOUT_MIXED;
+		out->pattern = LAYOUT_MIXED;
+	out->min_evidence = min_evidence;
+	out->verdict = out->pattern;
+	if (out->pattern != LAYOUT_NONE && out->evidence < min_evidence)
+		out->verdict = LAYOUT_POTENTIAL;
 out:
 	for (size_t i = 0; i < nk; i++)
 		layout_set_free(&keys[i].writers);
 	free(keys);
+	free(sites);
 	layout_set_free(&wt);
 	layout_set_free(&wc);
 	layout_set_free(&ot);
@@ -135,9 +227,10 @@ out:
 	return rc;
 }
 
-int layout_verdict(const struct layout_line_access *a, size_t n, struct layout_verdict_info *out)
+int layout_verdict(const struct layout_line_access *a, size_t n, uint32_t min_evidence,
+		   struct layout_verdict_info *out)
 {
-	return verdict_core(a, n, out, NULL);
+	return verdict_core(a, n, min_evidence, out, NULL);
 }
 
 struct replay {
@@ -160,8 +253,8 @@ static int replay_cmp(const void *x, const void *y)
 
 /* Judges each (object, line) group; returns HITM on contended accesses and
  * optionally records the contended groups. */
-static int judge(struct replay *r, size_t n, const struct layout_plan *to, uint64_t *hitm_left,
-		 uint64_t *ncontended, struct layout_whatif *w)
+static int judge(struct replay *r, size_t n, const struct layout_plan *to, uint32_t min_evidence,
+		 uint64_t *hitm_left, uint64_t *ncontended, struct layout_whatif *w)
 {
 	struct layout_line_access *acc = malloc((n ? n : 1) * sizeof(*acc));
 	uint8_t *marks = malloc(n ? n : 1);
@@ -183,18 +276,19 @@ static int judge(struct replay *r, size_t n, const struct layout_plan *to, uint6
 			j++;
 		for (size_t k = i; k < j; k++)
 			acc[k - i] = r[k].acc;
-		if (verdict_core(acc, j - i, &vi, marks) < 0) {
+		if (verdict_core(acc, j - i, min_evidence, &vi, marks) < 0) {
 			free(acc);
 			free(marks);
 			return -ENOMEM;
 		}
+		/* a line without contention evidence keeps none of its HITM */
 		for (size_t k = i; k < j; k++) {
 			before += r[k].hitm;
-			if (marks[k - i])
+			if (marks[k - i] && layout_verdict_contended(vi.verdict))
 				left += r[k].hitm;
 		}
 		*hitm_left += left;
-		if (vi.verdict != LAYOUT_NONE) {
+		if (layout_verdict_contended(vi.verdict)) {
 			(*ncontended)++;
 			if (w) {
 				struct layout_whatif_line *nl = realloc(w->lines,
@@ -244,7 +338,8 @@ static int line_cmp(const void *x, const void *y)
 }
 
 int layout_whatif(const struct layout *from, const struct layout_plan *to,
-		  const struct layout_access *a, size_t n, struct layout_whatif *out)
+		  const struct layout_access *a, size_t n, uint32_t min_evidence,
+		  struct layout_whatif *out)
 {
 	struct replay *before = calloc(n ? n : 1, sizeof(*before));
 	struct replay *after = calloc(n ? n : 1, sizeof(*after));
@@ -266,7 +361,8 @@ int layout_whatif(const struct layout *from, const struct layout_plan *to,
 		struct layout_line_access la = {
 			.key = row < 0 ? UINT32_MAX : (uint32_t)row,
 			.is_store = a[i].is_store, .tid = a[i].tid, .cpu = a[i].cpu,
-			.count = a[i].count,
+			.site = a[i].site, .count = a[i].count,
+			.lcl_hitm = a[i].lcl_hitm, .rmt_hitm = a[i].rmt_hitm, .evidence = hitm,
 		};
 
 		out->hitm_before += hitm;
@@ -312,10 +408,12 @@ int layout_whatif(const struct layout *from, const struct layout_plan *to,
 	{
 		uint64_t left_before;
 		struct layout_plan none = { .m = NULL, .n = 0 };
-		rc = judge(before, nb, &none, &left_before, &out->contended_lines_before, NULL);
+		rc = judge(before, nb, &none, min_evidence, &left_before,
+			   &out->contended_lines_before, NULL);
 	}
 	if (rc == 0)
-		rc = judge(after, na, to, &out->hitm_after, &out->contended_lines_after, out);
+		rc = judge(after, na, to, min_evidence, &out->hitm_after,
+			   &out->contended_lines_after, out);
 	free(before);
 	free(after);
 	if (rc < 0) {

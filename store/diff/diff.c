@@ -1029,6 +1029,7 @@ int diff_sessions(struct store *before, struct store *after, struct diff_result 
 	int rc;
 
 	memset(out, 0, sizeof(*out));
+	out->min_evidence = typeinfo_min_evidence(before);
 	rc = side_load(before, &out->before, &sb, &lb, err);
 	if (rc == 0)
 		rc = side_load(after, &out->after, &sa, &la, err);

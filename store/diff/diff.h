@@ -131,6 +131,7 @@ struct diff_result {
 	size_t nlocks;
 	struct diff_func_row *funcs;      /* by the larger HITM, then stores, descending */
 	size_t nfuncs;
+	uint32_t min_evidence;            /* the verdicts' bar (typeinfo_min_evidence of before) */
 };
 
 int diff_sessions(struct store *before, struct store *after, struct diff_result *out,

@@ -115,18 +115,37 @@ int typeinfo_line_members(struct store *st, uint64_t line_addr, struct typeinfo_
 int typeinfo_line_object(struct store *st, uint64_t line_addr, char *type, size_t len,
 			 uint64_t *object);
 
-/* The verdict of one line: keys are members when samples were attributed,
- * else byte offsets. */
-int typeinfo_line_verdict(struct store *st, uint64_t line_addr, struct layout_verdict_info *out,
-			  struct c2c_error *err);
+/* Verdicts: a line is false/true/mixed sharing only with contention
+ * evidence on it (HITM or peer-cache loads, at least the handle's minimum,
+ * LAYOUT_MIN_EVIDENCE_DEFAULT unless set), else "potential" when the
+ * access pattern alone says so, else "no contention". The minimum is a
+ * setting of the handle so that the report, the explorer and the diff
+ * judge with one bar. */
+void typeinfo_set_min_evidence(struct store *st, uint32_t n);
+uint32_t typeinfo_min_evidence(const struct store *st);
+
 struct typeinfo_verdict_row {
 	uint64_t line_addr;
 	struct layout_verdict_info v;
 	uint64_t hitm, samples;
 	char type[128];             /* dominant attributed type ("" none) */
 	char keys[192];             /* contended members/offsets, for display */
+	/* the evidence in words, when the pattern says sharing (else ""):
+	 * members truly shared (written by one agent, touched by another)
+	 * and victims (touched while another agent writes a different one),
+	 * space separated; writer and reader threads and CPUs ("101,102");
+	 * the top code sites of the contended accesses ("func+0x1c") */
+	char shared[192], victims[192];
+	char writer_tids[64], writer_cpus[64], reader_tids[64], reader_cpus[64];
+	char sites[LAYOUT_VERDICT_SITES][96];
+	uint64_t site_samples[LAYOUT_VERDICT_SITES], site_evidence[LAYOUT_VERDICT_SITES];
+	uint32_t nsites;
 };
-/* Every line with samples, by HITM descending (verdict 'none' included). */
+/* The verdict of one line: keys are members when samples were attributed,
+ * else byte offsets. */
+int typeinfo_line_verdict(struct store *st, uint64_t line_addr, struct typeinfo_verdict_row *out,
+			  struct c2c_error *err);
+/* Every line with samples, by HITM descending (no contention included). */
 int typeinfo_query_verdicts(struct store *st, struct typeinfo_verdict_row **rows, size_t *n,
 			    struct c2c_error *err);
 

@@ -48,12 +48,12 @@ if grep -qE 'disappeared|appeared' lines.txt; then
   nok "$T: no line disappeared/appeared" "$(grep -E 'disappeared|appeared' lines.txt)"
 else ok "$T: no line disappeared/appeared"; fi
 row "line 0 split by members" lines.txt "  struct group+0 -> struct group+0, struct group+0x80 " \
-  "members" "split" "60 -> 0 (-60)" "40 -> 40 (+0)" "300.0 -> 30.0" "false -> none"
+  "members" "split" "60 -> 0 (-60)" "40 -> 40 (+0)" "300.0 -> 30.0" "false -> no contention"
 row "split: before part" lines.txt "      before struct group+0 " "60 HITM (30 lcl, 30 rmt)" "false" "members: load_avg parent rt_se"
 row "split: after part keeps the readers" lines.txt "      after  struct group+0 " "0 HITM" "60 loads" "members: parent rt_se"
 row "split: after part holds load_avg" lines.txt "      after  struct group+0x80 " "40 stores" "members: load_avg"
 has "load_avg named as leaving" lines.txt "      left:   load_avg -> struct group+0x80"
-row "two lines merged" lines.txt "  stats_ctr+0, stats_ctr+0x40 -> stats_ctr+0 " "members" "merged" "0 -> 20 (+20)" "none -> false"
+row "two lines merged" lines.txt "  stats_ctr+0, stats_ctr+0x40 -> stats_ctr+0 " "members" "merged" "0 -> 20 (+20)" "no contention -> false"
 has "writes named as joining" lines.txt "      joined: writes <- stats_ctr+0x40"
 # an element of a global array keeps its index: ctr_table[1]'s two lines
 # (before: +0x80, +0xc0) merge into one (after: +0)
@@ -64,8 +64,8 @@ row "line 1 matched by members" lines.txt "  struct group+0x40 " "members" "matc
 
 sed -n '/^Layout of struct group/,/^$/p' diff.txt >group.txt
 sed -n '/^Layout of struct counters/,/^$/p' diff.txt >counters.txt
-row "load_avg moved to line 2" group.txt "  load_avg " "24    8     0 |    128    8     2" "40 -> 40 (+0)" "FS -> ok" "false -> none" "moved 0 -> 2"
-row "parent lost its local HITM" group.txt "  parent " "0    8     0 |      0    8     0" "30 -> 0 (-30)" "30/0 -> 0/0" "300.0 -> 30.0" "false -> none"
+row "load_avg moved to line 2" group.txt "  load_avg " "24    8     0 |    128    8     2" "40 -> 40 (+0)" "FS -> ok" "false -> no contention" "moved 0 -> 2"
+row "parent lost its local HITM" group.txt "  parent " "0    8     0 |      0    8     0" "30 -> 0 (-30)" "30/0 -> 0/0" "300.0 -> 30.0" "false -> no contention"
 row "rt_se lost its remote HITM" group.txt "  rt_se " "30 -> 0 (-30)" "0/30 -> 0/0" "300.0 -> 30.0"
 row "nr_running: fewer stores" group.txt "  nr_running " "64    8     1 |     64    8     1" "30 -> 10 (-20)" "0 -> 20 (+20)"
 if grep -E '^  (parent|rt_se|nr_running|runtime|shares) ' group.txt | grep -q moved; then
@@ -73,7 +73,7 @@ if grep -E '^  (parent|rt_se|nr_running|runtime|shares) ' group.txt | grep -q mo
 else ok "$T: members that stayed are not marked moved"; fi
 row "writes moved into reads' line" counters.txt "  writes " "64    8     1 |      8    8     0" "ok -> FS" "moved 1 -> 0"
 # 20 in stats_ctr and 10 in ctr_table[1]: a type's layout adds up every object of the type
-row "reads gained local HITM" counters.txt "  reads " "0 -> 30 (+30)" "0/0 -> 30/0" "30.0 -> 300.0" "none -> false"
+row "reads gained local HITM" counters.txt "  reads " "0 -> 30 (+30)" "0/0 -> 30/0" "30.0 -> 300.0" "no contention -> false"
 
 sed -n '/^Code by function/,/^$/p' diff.txt >funcs.txt
 row "by function: group_account stores fewer" funcs.txt "  group_account " "matched" "1 -> 2" "0 -> 20 (+20)" "30 -> 10 (-20)" "0 -> 0 (+0)"

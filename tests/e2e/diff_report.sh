@@ -42,8 +42,8 @@ has "diff header after" diff.txt "After:  after.db  175 samples  1.99 s  0 HITM"
 # line 0 is split (counter went to +0x80)
 sed -n '/^Cache lines/,/^$/p' diff.txt >lines.txt
 sed -n '/^Layout of struct conn/,/^$/p' diff.txt >layout_diff.txt
-row "heap lines regrouped by members, HITM gone" lines.txt "  struct conn+0, struct conn+0x40, struct conn+0x18 -> struct conn+0, struct conn+0x80 " "members" "regrouped" "70 -> 0 (-70)" "70.4 -> 0.0" "false -> none"
-row "global line split by members" lines.txt "  global_conn+0 -> global_conn+0, global_conn+0x80 " "members" "split" "20 -> 0 (-20)" "false -> none"
+row "heap lines regrouped by members, HITM gone" lines.txt "  struct conn+0, struct conn+0x40, struct conn+0x18 -> struct conn+0, struct conn+0x80 " "members" "regrouped" "70 -> 0 (-70)" "70.4 -> 0.0" "false -> no contention"
+row "global line split by members" lines.txt "  global_conn+0 -> global_conn+0, global_conn+0x80 " "members" "split" "20 -> 0 (-20)" "false -> no contention"
 row "counter's new line listed" lines.txt "      after  struct conn+0x80 " "55 stores" "members: counter"
 row "slots' old line listed" lines.txt "      before struct conn+0x40 " "10 loads" "members: slots[2]"
 has "counter left line 0" lines.txt "      left:   counter -> struct conn+0x80"
@@ -88,6 +88,7 @@ row "layout: counter flagged" layout.txt "  24        8     counter" "FALSE-SHAR
 row "layout: limit is a victim" layout.txt "  16        8     limit" "victim"
 has "layout: hole" layout.txt "/* XXX 2 byte hole */"
 re "proposal moves counter" layout.txt '^  counter +24 +0 \| +128 +2  written by 2 threads \(65 stores\): own line$'
+has "proposal names the annotation" layout.txt "  - move counter to the end (after config) and mark it ____cacheline_aligned_in_smp"
 has "what-if on the proposal" layout.txt "HITM samples: 90 now, 0 would remain; contended lines: 2 -> 0"
 "$C2CTUI" report before.db --layout conn --against ./conn_after >against.txt 2>/dev/null
 has "what-if against the after build" against.txt "HITM samples: 90 now, 0 would remain"

@@ -31,7 +31,7 @@ mkdir -p "$HOME"
 V_FALSE=false    # false sharing: writers and readers of different members
 V_MIXED=mixed    # true sharing of one member plus false sharing of others
 V_TRUE=true      # true sharing only
-V_NONE=none      # no contention
+V_NONE="no contention"
 
 # The objects' data addresses and the two boots' KASLR shifts (story_perfdata.c).
 SE_OBJS="0xffff888104a00000 0xffff888104a00400 0xffff888104a00800"
@@ -139,18 +139,18 @@ lines() { # OFFSET OBJS...: the line addresses OFFSET into each object
 # (a) update_curr's and set_next_entity's lines hold avg.load_avg / util_avg
 verdicts se_before "exec_start's line: $V_FALSE" 10 $V_FALSE $(lines 0x40 $SE_OBJS)
 verdicts se_before "prev_sum_exec_runtime's line: $V_FALSE" 10 $V_FALSE $(lines 0x80 $SE_OBJS)
-verdicts se_after "exec_start's line: $V_NONE" 0 $V_NONE $(lines 0x40 $SE_OBJS)
-verdicts se_after "avg's line: $V_NONE" 0 $V_NONE $(lines 0xc0 $SE_OBJS)
+verdicts se_after "exec_start's line: $V_NONE" 0 "$V_NONE" $(lines 0x40 $SE_OBJS)
+verdicts se_after "avg's line: $V_NONE" 0 "$V_NONE" $(lines 0xc0 $SE_OBJS)
 # (b) load_avg's line: its adders (true) and the readers (false)
 verdicts tg_before "load_avg's line: $V_MIXED" 70 $V_MIXED $(lines 0x80 $TG_OBJS)
 verdicts tg_after "load_avg alone: $V_TRUE" 40 $V_TRUE $(lines 0x80 $TG_OBJS)
-verdicts tg_after "rt_se/rt_rq/parent's line: $V_NONE" 0 $V_NONE $(lines 0xc0 $TG_OBJS)
+verdicts tg_after "rt_se/rt_rq/parent's line: $V_NONE" 0 "$V_NONE" $(lines 0xc0 $TG_OBJS)
 # (d) the same line, fewer adds
 verdicts tgs_after "load_avg's line, fewer updates: $V_MIXED" 35 $V_MIXED $(lines 0x80 $TG_OBJS)
 # (c) s_freeclusters_counter at +0x40 of each superblock
 verdicts pc_before "lock/count/counters' line: $V_FALSE" 40 $V_FALSE $(lines 0x40 $PC_SBI)
-verdicts pc_after "lock/count's line: $V_NONE" 0 $V_NONE $(lines 0x40 $PC_SBI)
-verdicts pc_after "counters' line: $V_NONE" 0 $V_NONE $(lines 0x80 $PC_SBI)
+verdicts pc_after "lock/count's line: $V_NONE" 0 "$V_NONE" $(lines 0x40 $PC_SBI)
+verdicts pc_after "counters' line: $V_NONE" 0 "$V_NONE" $(lines 0x80 $PC_SBI)
 
 # --- by function: (d) fewer stores and HITM from update_tg_load_avg -------
 "$C2CTUI" report --diff tgs_before.db tgs_after.db >tgs.diff 2>tgs.diff.err

@@ -34,6 +34,8 @@ static void usage(FILE *out, const char *cmd)
 		"  -k, --vmlinux FILE the kernel image (DWARF: kernel heap objects get types); once:\n"
 		"                     both sessions, twice: BEFORE's then AFTER's (default: the\n"
 		"                     image each session's import used)\n"
+		"  --min-evidence N   HITM or peer-cache samples a line needs for a false / true /\n"
+		"                     mixed verdict (default %u; fewer: potential; 0: the pattern alone)\n"
 		"  -h, --help         this text\n"
 		"Lines are matched by the struct members they hold (split / merged when a member\n"
 		"changed line), else by data symbol + offset, else by type + offset in the object,\n"
@@ -41,7 +43,7 @@ static void usage(FILE *out, const char *cmd)
 		"code by function; kernel lock waits by caller and lock type (as perf lock\n"
 		"contention prints them). Values are shown before -> after, and per second and\n"
 		"per 1000 samples so runs of different length compare.\n",
-		cmd);
+		cmd, LAYOUT_MIN_EVIDENCE_DEFAULT);
 }
 
 /* Opens a session; attributes its samples to types when it has no
@@ -69,6 +71,7 @@ static int run(int argc, char **argv, const char *cmd, bool allow_tui)
 		{ "format", required_argument, NULL, 'f' },
 		{ "debuginfo", required_argument, NULL, 'D' },
 		{ "no-attribute", no_argument, NULL, 'A' },
+		{ "min-evidence", required_argument, NULL, 'm' },
 		{ "diff", no_argument, NULL, 'd' },
 		{ "vmlinux", required_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
@@ -81,6 +84,8 @@ static int run(int argc, char **argv, const char *cmd, bool allow_tui)
 	struct store *sb = NULL, *sa = NULL;
 	struct diff_result r;
 	struct c2c_error err = { 0 };
+	long min_evidence = -1;
+	char *end;
 	int c, rc;
 
 	optind = 1;
@@ -113,6 +118,13 @@ static int run(int argc, char **argv, const char *cmd, bool allow_tui)
 		case 'A':
 			attribute = false;
 			break;
+		case 'm':
+			min_evidence = strtol(optarg, &end, 10);
+			if (end == optarg || *end || min_evidence < 0 || min_evidence > 1000000) {
+				fprintf(stderr, "c2ctui %s: --min-evidence wants a count (0..1000000)\n", cmd);
+				return 2;
+			}
+			break;
 		case 'd':
 			break;
 		case 'h':
@@ -134,6 +146,10 @@ static int run(int argc, char **argv, const char *cmd, bool allow_tui)
 	if (open_session(argv[optind + 1], attribute, dbgdir, nvml == 2 ? vml[1] : vml[0], &sa) < 0) {
 		store_close(sb);
 		return 1;
+	}
+	if (min_evidence >= 0) {
+		typeinfo_set_min_evidence(sb, (uint32_t)min_evidence);
+		typeinfo_set_min_evidence(sa, (uint32_t)min_evidence);
 	}
 	rc = diff_sessions(sb, sa, &r, &err);
 	if (rc < 0) {

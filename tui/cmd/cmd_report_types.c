@@ -4,6 +4,7 @@
  * layout and its what-if, as text on stdout. */
 #include "tui/cmd/commands.h"
 #include "tui/report/layout_text.h"
+#include "tui/report/verdict_text.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -29,8 +30,14 @@ static void report_usage(FILE *out)
 		"  --layout TYPE       the type's layout with per-member statistics and flags, the\n"
 		"                      proposed layout and its what-if estimate\n"
 		"  --against BINARY    with --layout: replay against TYPE as laid out in BINARY instead\n"
-		"  --verdicts          every line's verdict: false / true / mixed sharing, with evidence\n"
-		"  --sort hitm|verdict with --verdicts: by HITM (default) or false, mixed, true, none\n"
+		"  --verdicts          every line's verdict: false / true / mixed sharing with its\n"
+		"                      evidence, potential (the pattern without the evidence), or\n"
+		"                      no contention\n"
+		"  --min-evidence N    HITM or peer-cache samples a line needs for false / true /\n"
+		"                      mixed (default %u; 0: the access pattern alone)\n"
+		"  --format text|csv|json  with --verdicts\n"
+		"  --sort hitm|verdict with --verdicts: by HITM (default) or false, mixed, true,\n"
+		"                      potential, no contention\n"
 		"  --assign TYPE@ADDR  the object at ADDR is a TYPE: attribute its samples by hand\n"
 		"                      (saved in the session when it is writable; every view and\n"
 		"                      report uses it)\n"
@@ -38,7 +45,8 @@ static void report_usage(FILE *out)
 		"  -k, --vmlinux FILE  the kernel image (with DWARF: kernel heap objects get their\n"
 		"                      type and member); default: the one the import used\n"
 		"  --kallsyms FILE, --symfs DIR  importing a perf.data (see import)\n"
-		"  --no-attribute      use the session's attribution as it is\n");
+		"  --no-attribute      use the session's attribution as it is\n",
+		LAYOUT_MIN_EVIDENCE_DEFAULT);
 }
 
 /* A session read-only as it is, or a perf.data imported first (with the
@@ -108,14 +116,15 @@ static int report_types(struct store *st, struct c2c_error *err)
 }
 
 /* --sort verdict: false sharing first (what a layout change fixes), then
- * mixed, true, none; HITM within each. */
+ * mixed, true, potential, no contention; HITM within each. */
 static int verdict_rank(enum layout_verdict v)
 {
 	switch (v) {
 	case LAYOUT_FALSE: return 0;
 	case LAYOUT_MIXED: return 1;
 	case LAYOUT_TRUE: return 2;
-	default: return 3;
+	case LAYOUT_POTENTIAL: return 3;
+	default: return 4;
 	}
 }
 
@@ -131,26 +140,49 @@ static int by_verdict(const void *x, const void *y)
 	return a->line_addr < b->line_addr ? -1 : a->line_addr > b->line_addr;
 }
 
-static int report_verdicts(struct store *st, bool sort_verdict, struct c2c_error *err)
+static int report_verdicts(struct store *st, bool sort_verdict, int format, struct c2c_error *err)
 {
 	struct typeinfo_verdict_row *v;
 	size_t n;
+	char rule[160];
 
 	if (typeinfo_query_verdicts(st, &v, &n, err) < 0)
 		return -1;
 	if (sort_verdict && n)
 		qsort(v, n, sizeof(*v), by_verdict);
-	printf("%-18s %6s %7s %-7s %-20s %9s %9s  %s\n", "Line", "Hitm", "Samples", "Verdict",
+	if (format == 2) {
+		verdict_csv_header(stdout);
+		for (size_t i = 0; i < n; i++)
+			verdict_csv(stdout, &v[i]);
+		free(v);
+		return 0;
+	}
+	if (format == 1) {
+		printf("{\"min_evidence\":%u,\"lines\":[", typeinfo_min_evidence(st));
+		for (size_t i = 0; i < n; i++) {
+			if (i)
+				putchar(',');
+			verdict_json(stdout, &v[i]);
+		}
+		printf("]}\n");
+		free(v);
+		return 0;
+	}
+	printf("%-18s %6s %7s %-24s %-20s %9s %9s  %s\n", "Line", "Hitm", "Samples", "Verdict",
 	       "Type", "Writers", "Others", "Members (contended)");
 	for (size_t i = 0; i < n; i++) {
-		char w[32], o[32];
+		char w[32], o[32], label[48];
 		snprintf(w, sizeof(w), "%ut/%uc", v[i].v.writer_threads, v[i].v.writer_cpus);
 		snprintf(o, sizeof(o), "%ut/%uc", v[i].v.other_threads, v[i].v.other_cpus);
-		printf("%#-18llx %6llu %7llu %-7s %-20.20s %9s %9s  %s\n",
+		verdict_label(&v[i], label, sizeof(label));
+		printf("%#-18llx %6llu %7llu %-24s %-20.20s %9s %9s  %s\n",
 		       (unsigned long long)v[i].line_addr, (unsigned long long)v[i].hitm,
-		       (unsigned long long)v[i].samples, layout_verdict_name(v[i].v.verdict),
+		       (unsigned long long)v[i].samples, label,
 		       v[i].type[0] ? v[i].type : "-", w, o, v[i].keys);
+		verdict_evidence_text(&v[i], print_line, stdout);
 	}
+	verdict_rule_text(typeinfo_min_evidence(st), rule, sizeof(rule));
+	printf("%s\n", rule);
 	free(v);
 	return 0;
 }
@@ -198,7 +230,7 @@ static int report_layout(struct store *st, const char *type, const char *against
 	} else {
 		rc = layout_propose(&p, &l);
 	}
-	if (rc == 0 && (rc = layout_whatif(&l, &p, acc, nacc, &w)) == 0) {
+	if (rc == 0 && (rc = layout_whatif(&l, &p, acc, nacc, typeinfo_min_evidence(st), &w)) == 0) {
 		plan_text(&l, &p, &w, against, print_line, stdout);
 		layout_whatif_fini(&w);
 	}
@@ -223,6 +255,8 @@ int cmd_report_types(int argc, char **argv)
 		{ "no-attribute", no_argument, NULL, 'A' },
 		{ "assign", required_argument, NULL, 'S' },
 		{ "sort", required_argument, NULL, 'o' },
+		{ "min-evidence", required_argument, NULL, 'm' },
+		{ "format", required_argument, NULL, 'f' },
 		{ "input", required_argument, NULL, 'i' },
 		{ "vmlinux", required_argument, NULL, 'k' },
 		{ "kallsyms", required_argument, NULL, 'K' },
@@ -232,6 +266,9 @@ int cmd_report_types(int argc, char **argv)
 	};
 	const char *layout = NULL, *against = NULL, *dbgdir = NULL, *input = NULL, *assign = NULL;
 	bool types = false, verdicts = false, attribute = true, sort_verdict = false;
+	int format = 0;   /* 0 text, 1 json, 2 csv (--verdicts) */
+	long min_evidence = -1;
+	char *end;
 	struct store *st;
 	struct session_input in;
 	struct session_input_opts so = { .tmp_name = "report" };
@@ -261,6 +298,23 @@ int cmd_report_types(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'm':
+			min_evidence = strtol(optarg, &end, 10);
+			if (end == optarg || *end || min_evidence < 0 || min_evidence > 1000000) {
+				fprintf(stderr, "c2ctui report: --min-evidence wants a count (0..1000000)\n");
+				return 2;
+			}
+			break;
+		case 'f':
+			if (!strcmp(optarg, "json"))
+				format = 1;
+			else if (!strcmp(optarg, "csv"))
+				format = 2;
+			else if (strcmp(optarg, "text")) {
+				fprintf(stderr, "c2ctui report: --format text|csv|json with --verdicts\n");
+				return 2;
+			}
+			break;
 		case 'h': report_usage(stdout); return 0;
 		default: report_usage(stderr); return 2;
 		}
@@ -271,16 +325,21 @@ int cmd_report_types(int argc, char **argv)
 		report_usage(stderr);
 		return 2;
 	}
+	if (format && (!verdicts || types || layout)) {
+		fprintf(stderr, "c2ctui report: --format csv|json goes with --verdicts alone\n");
+		return 2;
+	}
 	if (open_attributed(&in, input, attribute, dbgdir, &so, &err) < 0) {
 		fprintf(stderr, "c2ctui report: %s\n", err.msg);
 		return 1;
 	}
 	st = in.store;
+	if (min_evidence >= 0)
+		typeinfo_set_min_evidence(st, (uint32_t)min_evidence);
 	if (assign) {
 		/* TYPE@ADDR: the object at ADDR is a TYPE (saved in the session) */
 		char type[128];
 		const char *at = strrchr(assign, '@');
-		char *end;
 		unsigned long long base;
 		struct typeinfo_opts o = { .debuginfo_dir = dbgdir, .vmlinux = in.imported ? NULL : so.vmlinux,
 					   .symfs = so.symfs };
@@ -312,7 +371,7 @@ int cmd_report_types(int argc, char **argv)
 	if (rc == 0 && verdicts) {
 		if (types)
 			printf("\n");
-		rc = report_verdicts(st, sort_verdict, &err);
+		rc = report_verdicts(st, sort_verdict, format, &err);
 	}
 	if (rc == 0 && layout) {
 		if (types || verdicts)

@@ -129,7 +129,7 @@ static void diff_draw_row(struct view *v, long row, int selected)
 		snprintf(b[DC_LD], sizeof(b[0]), pt->after ? ">%llu" : "%llu>", (unsigned long long)pt->v.loads);
 		snprintf(b[DC_ST], sizeof(b[0]), pt->after ? ">%llu" : "%llu>", (unsigned long long)pt->v.stores);
 		snprintf(b[DC_VERDICT], sizeof(b[0]), pt->after ? ">%s" : "%s>",
-			 layout_verdict_name(pt->v.verdict));
+			 layout_verdict_key(pt->v.verdict));
 		cells[DC_KEY].text = key;
 		for (int i = 1; i < DC__COUNT; i++)
 			cells[i].text = b[i];
@@ -162,8 +162,8 @@ static void diff_draw_row(struct view *v, long row, int selected)
 	snprintf(b[DC_ST], sizeof(b[0]), "%llu>%llu", (unsigned long long)l->b.stores,
 		 (unsigned long long)l->a.stores);
 	snprintf(b[DC_VERDICT], sizeof(b[0]), "%s>%s",
-		 l->b.present ? layout_verdict_name(l->b.verdict) : "-",
-		 l->a.present ? layout_verdict_name(l->a.verdict) : "-");
+		 l->b.present ? layout_verdict_key(l->b.verdict) : "-",
+		 l->a.present ? layout_verdict_key(l->a.verdict) : "-");
 	cells[DC_KEY].text = key;
 	for (int i = 1; i < DC__COUNT; i++)
 		cells[i].text = b[i];
@@ -410,8 +410,8 @@ static void lay_draw_row(struct view *v, long row, int selected)
 	 * of a member that changed cache line */
 	if (m->b.records || m->a.records)
 		snprintf(b[LC_VERDICT], sizeof(b[0]), "%s>%s",
-			 m->b.present ? layout_verdict_name(m->b.verdict) : "-",
-			 m->a.present ? layout_verdict_name(m->a.verdict) : "-");
+			 m->b.present ? layout_verdict_key(m->b.verdict) : "-",
+			 m->a.present ? layout_verdict_key(m->a.verdict) : "-");
 	if (m->moved)
 		snprintf(b[LC_MOVED], sizeof(b[0]), "moved %u>%u", m->line_b, m->line_a);
 	else if (m->status != DIFF_MATCHED)

@@ -8,6 +8,7 @@
 #include "tui/explorer/view.h"
 #include "tui/explorer/view_layout.h"
 #include "tui/report/layout_text.h"
+#include "tui/report/verdict_text.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -89,6 +90,35 @@ static void yfree(struct ylay_priv *p)
 	p->have = false;
 }
 
+/* The contended lines holding this type, with their evidence (the words
+ * of report --verdicts). One scan of the session's samples; nothing shown
+ * when it fails (the layout stands without it). */
+static void ylay_verdicts(struct ylay_priv *p, struct store *st)
+{
+	struct typeinfo_verdict_row *v;
+	struct c2c_error err = { 0 };
+	size_t n, shown = 0;
+
+	if (typeinfo_query_verdicts(st, &v, &n, &err) < 0)
+		return;
+	for (size_t i = 0; i < n && shown < 8; i++) {
+		char t[400], label[48];
+		if (strcmp(v[i].type, p->l.type_name) || !layout_verdict_contended(v[i].v.verdict))
+			continue;
+		if (!shown++)
+			yadd(p, YR_TEXT, -1, "Contended lines of this type (report --verdicts):");
+		verdict_label(&v[i], label, sizeof(label));
+		/* no address: heap objects move between runs; the members say
+		 * which line it is */
+		snprintf(t, sizeof(t), "  %s sharing: %s", label, v[i].keys);
+		yadd(p, YR_TEXT, -1, t);
+		verdict_evidence_text(&v[i], yline, p);
+	}
+	if (shown)
+		yadd(p, YR_TEXT, -1, "");
+	free(v);
+}
+
 static int ylay_open(struct view *v, struct c2c_error *err)
 {
 	struct ylay_priv *p = v->priv;
@@ -140,8 +170,9 @@ static int ylay_open(struct view *v, struct c2c_error *err)
 			snprintf(t, sizeof(t), "FS %s: %s", p->l.rows[i].name, p->l.rows[i].evidence);
 			yadd(p, YR_TEXT, -1, t);
 		}
+	ylay_verdicts(p, a->st);
 	if (layout_propose(&plan, &p->l) == 0) {
-		if (layout_whatif(&p->l, &plan, acc, nacc, &w) == 0) {
+		if (layout_whatif(&p->l, &plan, acc, nacc, typeinfo_min_evidence(a->st), &w) == 0) {
 			yadd(p, YR_TEXT, -1, "");
 			plan_text(&p->l, &plan, &w, NULL, yline, p);
 			layout_whatif_fini(&w);

@@ -3,7 +3,8 @@
  * first screen and every scroll cost one small query at any session size.
  * Sessions with lock waits also list the lines holding waited-on locks
  * (with their lock columns first), and every line carries its sharing
- * verdict (false / true / mixed) from the types module. A session of lock
+ * verdict (false / true / mixed, potential, no contention) from the types
+ * module. A session of lock
  * waits alone shows only the address and lock columns; `l` opens the lock
  * list (view_locks.c). */
 #include "tui/explorer/view.h"
@@ -42,7 +43,7 @@ static const struct table_col lines_cols[LC__COUNT] = {
 	[LC_HITM]    = { "Hitm", 5, 0, TAL_RIGHT, STORE_SORT_TOT_HITM, 0 },
 	[LC_LCL]     = { "Lcl", 5, 0, TAL_RIGHT, STORE_SORT_LCL_HITM, 0 },
 	[LC_RMT]     = { "Rmt", 5, 0, TAL_RIGHT, STORE_SORT_RMT_HITM, 0 },
-	[LC_OBJECT]  = { "Data object", 0, 8, TAL_LEFT, STORE_SORT_SYMBOL, 0 },
+	[LC_OBJECT]  = { "Data object", 0, 7, TAL_LEFT, STORE_SORT_SYMBOL, 0 },
 	[LC_PEER]    = { "Peer", 6, 0, TAL_RIGHT, STORE_SORT_PEER, 0 },
 	[LC_LOADS]   = { "Loads", 6, 0, TAL_RIGHT, STORE_SORT_LOADS, 0 },
 	[LC_STORES]  = { "Stores", 6, 0, TAL_RIGHT, STORE_SORT_STORES, 0 },
@@ -53,7 +54,7 @@ static const struct table_col lines_cols[LC__COUNT] = {
 	[LC_SITES]   = { "Sites", 5, 0, TAL_RIGHT, STORE_SORT_SITES, 0 },
 	[LC_LOCK]    = { "LockWait", 9, 0, TAL_RIGHT, STORE_SORT_LOCK_WAIT, 0 },
 	[LC_WAITS]   = { "Waits", 6, 0, TAL_RIGHT, STORE_SORT_LOCK_WAIT, 0 },
-	[LC_VERDICT] = { "Verdict", 7, 0, TAL_LEFT, SORT_VERDICT, 0 },
+	[LC_VERDICT] = { "Verdict", 9, 0, TAL_LEFT, SORT_VERDICT, 0 },
 	[LC_RECORDS] = { "Records", 7, 0, TAL_RIGHT, STORE_SORT_PERF_RECORDS, 0 },
 	[LC_PA_CNT]  = { "PA cnt", 6, 0, TAL_RIGHT, -1, 0 },
 	[LC_PNODE]   = { "Node", 5, 0, TAL_RIGHT, -1, 0 },
@@ -152,18 +153,19 @@ static const struct typeinfo_verdict_row *verdict_of(const struct lines_priv *p,
 }
 
 /* false sharing first (what a layout change fixes), then mixed, true,
- * none, and lines without a verdict last. */
+ * potential, no contention, and lines without a verdict last. */
 static int verdict_rank(const struct lines_priv *p, uint64_t addr)
 {
 	const struct typeinfo_verdict_row *v = verdict_of(p, addr);
 
 	if (!v)
-		return 4;
+		return 5;
 	switch (v->v.verdict) {
 	case LAYOUT_FALSE: return 0;
 	case LAYOUT_MIXED: return 1;
 	case LAYOUT_TRUE: return 2;
-	default: return 3;
+	case LAYOUT_POTENTIAL: return 3;
+	default: return 4;
 	}
 }
 
@@ -599,7 +601,7 @@ static void lines_draw_row(struct view *v, long row, int selected)
 	}
 	vr = verdict_of(p, r->addr);
 	snprintf(b[LC_VERDICT], sizeof(b[0]), "%s", !p->verdicts_done ? "..." :
-		 !vr || vr->v.verdict == LAYOUT_NONE ? "-" : layout_verdict_name(vr->v.verdict));
+		 !vr || vr->v.verdict == LAYOUT_NONE ? "-" : layout_verdict_key(vr->v.verdict));
 	object_text(r, b[LC_OBJECT], sizeof(b[0]));
 	b[LC_BAR][0] = 0;
 	for (int i = 0; i < LC__COUNT; i++)

@@ -52,6 +52,11 @@ void plan_text(const struct layout *l, const struct layout_plan *p,
 		      (unsigned long long)m->new_offset, (unsigned long long)(m->new_offset / ls),
 		      m->why);
 	}
+	if (p->nannotations) {
+		emitf(fn, ctx, "In the source:");
+		for (size_t i = 0; i < p->nannotations; i++)
+			emitf(fn, ctx, "  - %s", p->annotations[i]);
+	}
 	emitf(fn, ctx, "What-if: the session's accesses replayed against %s:",
 	      against ? "that layout" : "the proposal");
 	emitf(fn, ctx, "  HITM samples: %llu now, %llu would remain; contended lines: %llu -> %llu%s",

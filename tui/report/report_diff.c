@@ -7,6 +7,7 @@
  * kernel lock waits by caller and type. */
 #include "tui/report/report_diff.h"
 #include "tui/report/escape.h"
+#include "tui/report/verdict_text.h"
 #include "tui/report/report.h"
 
 #include <inttypes.h>
@@ -55,9 +56,15 @@ static void fpair(char *buf, size_t len, const struct diff_vals *b, double xb,
 	snprintf(buf, len, "%s -> %s", sb, sa);
 }
 
+/* Words in text ("no contention"), stable keys in CSV and JSON ("none"). */
 static const char *verdict_of(const struct diff_vals *v)
 {
 	return v->present ? layout_verdict_name(v->verdict) : "-";
+}
+
+static const char *verdict_key_of(const struct diff_vals *v)
+{
+	return v->present ? layout_verdict_key(v->verdict) : "-";
 }
 
 
@@ -160,7 +167,7 @@ static void text_line_detail(const struct diff_line_row *l, FILE *out)
 	for (uint32_t p = 0; p < l->nparts; p++) {
 		const struct diff_line_part *pt = &l->parts[p];
 		fprintf(out, "      %-6s %-24s %6llu HITM (%llu lcl, %llu rmt) %5llu loads %5llu stores"
-			"  %-5s  members: %s\n", pt->after ? "after" : "before", pt->key,
+			"  %-13s  members: %s\n", pt->after ? "after" : "before", pt->key,
 			(unsigned long long)pt->v.hitm, (unsigned long long)pt->v.lcl_hitm,
 			(unsigned long long)pt->v.rmt_hitm, (unsigned long long)pt->v.loads,
 			(unsigned long long)pt->v.stores, layout_verdict_name(pt->v.verdict),
@@ -226,8 +233,11 @@ void report_diff_text(const struct diff_result *r, FILE *out)
 		 * run, with nothing to compare; the waits are compared below */
 		fprintf(out, "Cache lines: no memory samples in either session\n");
 	} else {
+		char rule[160];
 		fprintf(out, "Cache lines (matched by the members they hold, else data symbol, else type + offset"
 			" in the object, else address)\n");
+		verdict_rule_text(r->min_evidence, rule, sizeof(rule));
+		fprintf(out, "Verdicts: %s\n", rule);
 		fprintf(out, "  %-28s %-7s %-11s %-18s %-15s %-17s %-14s %-14s %-17s %s\n", "Key", "Match",
 			"Status", "HITM", "HITM/s", "HITM/1k samples", "Loads", "Stores", "Load lat",
 			"Verdict");
@@ -260,7 +270,7 @@ void report_diff_text(const struct diff_result *r, FILE *out)
 			type = m->type;
 			fprintf(out, "\nLayout of %s, before | after (members aligned by name; moved: on"
 				" another cache line after)\n", type);
-			fprintf(out, "  %-26s %6s %4s %5s | %6s %4s %5s  %-18s %-16s %-16s %-8s %-16s %-15s %-16s %s\n",
+			fprintf(out, "  %-26s %6s %4s %5s | %6s %4s %5s  %-18s %-16s %-16s %-8s %-16s %-15s %-30s %s\n",
 				"Member", "Off", "Size", "Line", "Off", "Size", "Line", "HITM", "Loads",
 				"Stores", "Flag", "Lcl/Rmt HITM", "Load lat", "Line verdict", "Moved");
 		}
@@ -292,7 +302,7 @@ void report_diff_text(const struct diff_result *r, FILE *out)
 		else
 			snprintf(mv, sizeof(mv), "%s", m->status == DIFF_MATCHED ? "" : m->status == DIFF_APPEARED
 							     ? "(new)" : "(gone)");
-		fprintf(out, "  %-26.26s %6s %4llu %5s | %6s %4llu %5s  %-18s %-16s %-16s %-8s %-16s %-15s %-16s %s\n",
+		fprintf(out, "  %-26.26s %6s %4llu %5s | %6s %4llu %5s  %-18s %-16s %-16s %-8s %-16s %-15s %-30s %s\n",
 			name, ob, (unsigned long long)(m->b.present ? m->size_b : 0), lb, oa,
 			(unsigned long long)(m->a.present ? m->size_a : 0), la, h, ld, st, fl, lr, lat, vd, mv);
 	}
@@ -348,8 +358,8 @@ void report_diff_csv(const struct diff_result *r, FILE *out)
 		const struct diff_line_row *l = &r->lines[i];
 		fprintf(out, "line,");
 		report_csv_str(out, l->key);
-		fprintf(out, ",%s,%s,%s,%s", l->how, diff_status_name(l->status), verdict_of(&l->b),
-			verdict_of(&l->a));
+		fprintf(out, ",%s,%s,%s,%s", l->how, diff_status_name(l->status), verdict_key_of(&l->b),
+			verdict_key_of(&l->a));
 		csv_vals(out, &l->b);
 		csv_vals(out, &l->a);
 		fprintf(out, ",,,,,,,,");
@@ -368,7 +378,7 @@ void report_diff_csv(const struct diff_result *r, FILE *out)
 			fprintf(out, "line_part,");
 			report_csv_str(out, pt->key);
 			fprintf(out, ",%s,%s,%s,%s", pt->after ? "after" : "before", diff_status_name(l->status),
-				pt->after ? "" : verdict_of(&pt->v), pt->after ? verdict_of(&pt->v) : "");
+				pt->after ? "" : verdict_key_of(&pt->v), pt->after ? verdict_key_of(&pt->v) : "");
 			csv_vals(out, pt->after ? &none : &pt->v);
 			csv_vals(out, pt->after ? &pt->v : &none);
 			fprintf(out, ",,,,,,,,");
@@ -384,8 +394,8 @@ void report_diff_csv(const struct diff_result *r, FILE *out)
 		snprintf(key, sizeof(key), "%s.%s", m->type, m->member);
 		fprintf(out, "member,");
 		report_csv_str(out, key);
-		fprintf(out, ",name,%s,%s,%s", diff_status_name(m->status), m->b.present ? verdict_of(&m->b) : "",
-			m->a.present ? verdict_of(&m->a) : "");
+		fprintf(out, ",name,%s,%s,%s", diff_status_name(m->status), m->b.present ? verdict_key_of(&m->b) : "",
+			m->a.present ? verdict_key_of(&m->a) : "");
 		csv_vals(out, &m->b);
 		csv_vals(out, &m->a);
 		if (m->b.present)
@@ -453,7 +463,7 @@ static void json_vals_v(FILE *out, const struct diff_vals *v, bool verdict)
 		(unsigned long long)v->lcl_hitm, (unsigned long long)v->rmt_hitm, v->hitm_per_s,
 		v->hitm_per_ksample, v->lat);
 	if (verdict)
-		fprintf(out, ",\"verdict\":\"%s\"", layout_verdict_name(v->verdict));
+		fprintf(out, ",\"verdict\":\"%s\"", layout_verdict_key(v->verdict));
 	fputc('}', out);
 }
 
@@ -483,9 +493,9 @@ void report_diff_json(const struct diff_result *r, FILE *out)
 {
 	const struct diff_session *ss[2] = { &r->before, &r->after };
 
-	fprintf(out, "{");
+	fprintf(out, "{\"min_evidence\":%u", r->min_evidence);
 	for (int s = 0; s < 2; s++) {
-		fprintf(out, "%s\"%s\":{\"path\":", s ? "," : "", s ? "after" : "before");
+		fprintf(out, ",\"%s\":{\"path\":", s ? "after" : "before");
 		report_json_str(out, ss[s]->path);
 		fprintf(out, ",\"samples\":%llu,\"seconds\":%.3f,\"hitm\":%llu,\"lock_waits\":%" PRIu64
 			",\"lock_wait_ns\":%" PRIu64 ",\"session\":",

@@ -280,33 +280,44 @@ static void test_verdicts(void)
 	struct layout_verdict_info v;
 	/* false: 1 writes key 10, 2 and 3 read key 20 */
 	const struct layout_line_access f[] = {
-		{ 10, true, 1, 0, 100 }, { 20, false, 2, 1, 50 }, { 20, false, 3, 2, 50 },
+		{ .key = 10, .is_store = true, .tid = 1, .cpu = 0, .count = 100 },
+		{ .key = 20, .is_store = false, .tid = 2, .cpu = 1, .count = 50 },
+		{ .key = 20, .is_store = false, .tid = 3, .cpu = 2, .count = 50 },
 	};
 	/* true: 1 and 2 both write key 10 */
 	const struct layout_line_access t[] = {
-		{ 10, true, 1, 0, 100 }, { 10, true, 2, 1, 100 }, { 10, false, 2, 1, 10 },
+		{ .key = 10, .is_store = true, .tid = 1, .cpu = 0, .count = 100 },
+		{ .key = 10, .is_store = true, .tid = 2, .cpu = 1, .count = 100 },
+		{ .key = 10, .is_store = false, .tid = 2, .cpu = 1, .count = 10 },
 	};
 	/* mixed: the above plus 3 reading key 20 */
 	const struct layout_line_access m[] = {
-		{ 10, true, 1, 0, 100 }, { 10, true, 2, 1, 100 }, { 20, false, 3, 2, 100 },
+		{ .key = 10, .is_store = true, .tid = 1, .cpu = 0, .count = 100 },
+		{ .key = 10, .is_store = true, .tid = 2, .cpu = 1, .count = 100 },
+		{ .key = 20, .is_store = false, .tid = 3, .cpu = 2, .count = 100 },
 	};
 	/* none: one thread does everything; or nobody writes */
 	const struct layout_line_access n1[] = {
-		{ 10, true, 1, 0, 100 }, { 20, false, 1, 0, 100 },
+		{ .key = 10, .is_store = true, .tid = 1, .cpu = 0, .count = 100 },
+		{ .key = 20, .is_store = false, .tid = 1, .cpu = 0, .count = 100 },
 	};
 	const struct layout_line_access n2[] = {
-		{ 10, false, 1, 0, 100 }, { 10, false, 2, 1, 100 },
+		{ .key = 10, .is_store = false, .tid = 1, .cpu = 0, .count = 100 },
+		{ .key = 10, .is_store = false, .tid = 2, .cpu = 1, .count = 100 },
 	};
 	/* a stray 5% of false sharing does not turn true sharing into mixed */
 	const struct layout_line_access t2[] = {
-		{ 10, true, 1, 0, 100 }, { 10, true, 2, 1, 100 }, { 20, false, 3, 2, 5 },
+		{ .key = 10, .is_store = true, .tid = 1, .cpu = 0, .count = 100 },
+		{ .key = 10, .is_store = true, .tid = 2, .cpu = 1, .count = 100 },
+		{ .key = 20, .is_store = false, .tid = 3, .cpu = 2, .count = 5 },
 	};
 	/* no tid: agents are CPUs */
 	const struct layout_line_access c[] = {
-		{ 10, true, -1, 0, 100 }, { 20, false, -1, 1, 100 },
+		{ .key = 10, .is_store = true, .tid = -1, .cpu = 0, .count = 100 },
+		{ .key = 20, .is_store = false, .tid = -1, .cpu = 1, .count = 100 },
 	};
 
-	CHECK(layout_verdict(f, 3, &v) == 0);
+	CHECK(layout_verdict(f, 3, 0, &v) == 0);
 	CHECK(v.verdict == LAYOUT_FALSE);
 	CHECK_EQ_U64(v.false_samples, 100);
 	CHECK_EQ_U64(v.true_samples, 0);
@@ -317,27 +328,130 @@ static void test_verdicts(void)
 	CHECK_EQ_U64(v.false_keys[0], 20);
 	CHECK_EQ_U64(v.nwriter_keys, 1);          /* the writes that hurt: key 10 */
 	CHECK_EQ_U64(v.writer_keys[0], 10);
-	CHECK(layout_verdict(t, 3, &v) == 0);
+	CHECK(layout_verdict(t, 3, 0, &v) == 0);
 	CHECK(v.verdict == LAYOUT_TRUE);
 	CHECK_EQ_U64(v.ntrue_keys, 1);
 	CHECK_EQ_U64(v.writer_threads, 2);
-	CHECK(layout_verdict(m, 3, &v) == 0);
+	CHECK(layout_verdict(m, 3, 0, &v) == 0);
 	CHECK(v.verdict == LAYOUT_MIXED);
 	CHECK_EQ_U64(v.nwriter_keys, 1);
 	CHECK_EQ_U64(v.ntrue_keys, 1);
 	CHECK_EQ_U64(v.nfalse_keys, 1);
 	CHECK_STR(layout_verdict_name(v.verdict), "mixed");
-	CHECK(layout_verdict(n1, 2, &v) == 0);
+	CHECK(layout_verdict(n1, 2, 0, &v) == 0);
 	CHECK(v.verdict == LAYOUT_NONE);
-	CHECK(layout_verdict(n2, 2, &v) == 0);
+	CHECK(layout_verdict(n2, 2, 0, &v) == 0);
 	CHECK(v.verdict == LAYOUT_NONE);
-	CHECK(layout_verdict(t2, 3, &v) == 0);
+	CHECK(layout_verdict(t2, 3, 0, &v) == 0);
 	CHECK(v.verdict == LAYOUT_TRUE);
-	CHECK(layout_verdict(c, 2, &v) == 0);
+	CHECK(layout_verdict(c, 2, 0, &v) == 0);
 	CHECK(v.verdict == LAYOUT_FALSE);
 	CHECK_EQ_U64(v.writer_cpus, 1);
-	CHECK(layout_verdict(NULL, 0, &v) == 0);
+	CHECK(layout_verdict(NULL, 0, 0, &v) == 0);
 	CHECK(v.verdict == LAYOUT_NONE);
+}
+
+/* The evidence rules: false/true/mixed only with at least min_evidence
+ * HITM or peer samples on the line; the pattern alone is "potential". */
+static void test_verdict_evidence(void)
+{
+	struct layout_verdict_info v;
+	/* false sharing by pattern, many samples, no HITM at all */
+	const struct layout_line_access quiet[] = {
+		{ .key = 10, .is_store = true, .tid = 1, .cpu = 0, .count = 400 },
+		{ .key = 20, .is_store = false, .tid = 2, .cpu = 1, .count = 300 },
+		{ .key = 20, .is_store = false, .tid = 3, .cpu = 2, .count = 300 },
+	};
+	/* the same with 4 HITM: below the default minimum of 5 */
+	const struct layout_line_access few[] = {
+		{ .key = 10, .is_store = true, .tid = 1, .cpu = 0, .count = 400 },
+		{ .key = 20, .is_store = false, .tid = 2, .cpu = 1, .count = 300,
+		  .evidence = 3, .lcl_hitm = 2, .rmt_hitm = 1, .lcl_peer = 0, .rmt_peer = 0,
+		  .site = 7 },
+		{ .key = 20, .is_store = false, .tid = 3, .cpu = 2, .count = 300,
+		  .evidence = 1, .lcl_hitm = 1, .rmt_hitm = 0, .lcl_peer = 0, .rmt_peer = 0,
+		  .site = 8 },
+	};
+	/* mixed with evidence: 1 and 2 write key 10 (truly shared), 3 reads
+	 * key 20 (a victim), 4 reads key 10 (shared too) */
+	const struct layout_line_access mixed[] = {
+		{ .key = 10, .is_store = true, .tid = 1, .cpu = 0, .count = 100,
+		  .evidence = 0, .lcl_hitm = 0, .rmt_hitm = 0, .lcl_peer = 0, .rmt_peer = 0,
+		  .site = 1 },
+		{ .key = 10, .is_store = true, .tid = 2, .cpu = 1, .count = 100,
+		  .evidence = 0, .lcl_hitm = 0, .rmt_hitm = 0, .lcl_peer = 0, .rmt_peer = 0,
+		  .site = 2 },
+		{ .key = 20, .is_store = false, .tid = 3, .cpu = 2, .count = 100,
+		  .evidence = 30, .lcl_hitm = 20, .rmt_hitm = 10, .lcl_peer = 0, .rmt_peer = 0,
+		  .site = 3 },
+		{ .key = 10, .is_store = false, .tid = 4, .cpu = 3, .count = 50,
+		  .evidence = 12, .lcl_hitm = 0, .rmt_hitm = 12, .lcl_peer = 0, .rmt_peer = 0,
+		  .site = 4 },
+	};
+	/* AMD IBS / ARM SPE: no HITM, peer-cache loads are the evidence */
+	const struct layout_line_access peer[] = {
+		{ .key = 10, .is_store = true, .tid = 1, .cpu = 0, .count = 100 },
+		{ .key = 20, .is_store = false, .tid = 2, .cpu = 1, .count = 100,
+		  .evidence = 9, .lcl_hitm = 0, .rmt_hitm = 0, .lcl_peer = 6, .rmt_peer = 3,
+		  .site = 5 },
+	};
+	/* one thread does everything, with HITM (a migration): no contention */
+	const struct layout_line_access alone[] = {
+		{ .key = 10, .is_store = true, .tid = 1, .cpu = 0, .count = 100 },
+		{ .key = 20, .is_store = false, .tid = 1, .cpu = 0, .count = 100,
+		  .evidence = 50, .lcl_hitm = 50, .rmt_hitm = 0, .lcl_peer = 0, .rmt_peer = 0,
+		  .site = 0 },
+	};
+
+	CHECK(layout_verdict(quiet, 3, LAYOUT_MIN_EVIDENCE_DEFAULT, &v) == 0);
+	CHECK(v.verdict == LAYOUT_POTENTIAL);
+	CHECK(v.pattern == LAYOUT_FALSE);
+	CHECK_EQ_U64(v.evidence, 0);
+	CHECK_EQ_U64(v.samples, 1000);
+	CHECK_STR(layout_verdict_name(v.verdict), "potential");
+	CHECK_STR(layout_verdict_key(v.verdict), "potential");
+	CHECK(!layout_verdict_contended(v.verdict));
+	/* --min-evidence 0: the pattern alone, as before */
+	CHECK(layout_verdict(quiet, 3, 0, &v) == 0);
+	CHECK(v.verdict == LAYOUT_FALSE);
+
+	CHECK(layout_verdict(few, 3, LAYOUT_MIN_EVIDENCE_DEFAULT, &v) == 0);
+	CHECK(v.verdict == LAYOUT_POTENTIAL);
+	CHECK_EQ_U64(v.evidence, 4);
+	CHECK_EQ_U64(v.lcl_hitm, 3);
+	CHECK_EQ_U64(v.rmt_hitm, 1);
+	CHECK(layout_verdict(few, 3, 4, &v) == 0);
+	CHECK(v.verdict == LAYOUT_FALSE);
+	CHECK_EQ_U64(v.nsites, 2);
+	CHECK_EQ_U64(v.sites[0], 7);          /* 3 HITM before 1 */
+	CHECK_EQ_U64(v.sites[1], 8);
+
+	CHECK(layout_verdict(mixed, 4, LAYOUT_MIN_EVIDENCE_DEFAULT, &v) == 0);
+	CHECK(v.verdict == LAYOUT_MIXED);
+	CHECK_EQ_U64(v.evidence, 42);
+	CHECK_EQ_U64(v.lcl_hitm, 20);
+	CHECK_EQ_U64(v.rmt_hitm, 22);
+	CHECK_EQ_U64(v.loads, 150);
+	CHECK_EQ_U64(v.stores, 200);
+	CHECK_EQ_U64(v.writer_threads, 2);
+	CHECK_EQ_U64(v.other_threads, 2);
+	CHECK_EQ_U64(v.ntrue_keys, 1);        /* truly shared: key 10 */
+	CHECK_EQ_U64(v.true_keys[0], 10);
+	CHECK_EQ_U64(v.nvictim_keys, 1);      /* victim: key 20 */
+	CHECK_EQ_U64(v.victim_keys[0], 20);
+	CHECK_EQ_U64(v.sites[0], 3);          /* the most evidence first */
+	CHECK_EQ_U64(v.sites[1], 4);
+
+	CHECK(layout_verdict(peer, 2, LAYOUT_MIN_EVIDENCE_DEFAULT, &v) == 0);
+	CHECK(v.verdict == LAYOUT_FALSE);
+	CHECK_EQ_U64(v.lcl_hitm + v.rmt_hitm, 0);
+	CHECK_EQ_U64(v.lcl_peer, 6);
+	CHECK_EQ_U64(v.rmt_peer, 3);
+
+	CHECK(layout_verdict(alone, 2, LAYOUT_MIN_EVIDENCE_DEFAULT, &v) == 0);
+	CHECK(v.verdict == LAYOUT_NONE);
+	CHECK_STR(layout_verdict_name(v.verdict), "no contention");
+	CHECK_STR(layout_verdict_key(v.verdict), "none");
 }
 
 static long plan_member(const struct layout_plan *p, const char *name)
@@ -374,8 +488,12 @@ static void test_propose_and_whatif(void)
 	CHECK(p.nreasoning == 3);
 	CHECK(strstr(p.reasoning[0], "1 write-hot member") != NULL);
 	CHECK(strstr(p.m[k].why, "written by 1 thread") != NULL);
+	/* the edit that gives it: counter moves to the end, on a new line */
+	CHECK_EQ_U64(p.nannotations, 1);
+	CHECK(strstr(p.annotations[0], "move counter to the end (after config)") != NULL);
+	CHECK(strstr(p.annotations[0], "____cacheline_aligned_in_smp") != NULL);
 
-	CHECK(layout_whatif(&l, &p, fs_accesses, NFS, &w) == 0);
+	CHECK(layout_whatif(&l, &p, fs_accesses, NFS, 0, &w) == 0);
 	CHECK_EQ_U64(w.hitm_before, 200);
 	CHECK_EQ_U64(w.hitm_after, 0);
 	CHECK_EQ_U64(w.contended_lines_before, 1);
@@ -386,7 +504,7 @@ static void test_propose_and_whatif(void)
 
 	/* The current layout replayed against itself changes nothing. */
 	CHECK(layout_plan_from_layout(&p, &l) == 0);
-	CHECK(layout_whatif(&l, &p, fs_accesses, NFS, &w) == 0);
+	CHECK(layout_whatif(&l, &p, fs_accesses, NFS, 0, &w) == 0);
 	CHECK_EQ_U64(w.hitm_after, 185);   /* line 0; slots[2] (line 1) was never contended */
 	CHECK_EQ_U64(w.contended_lines_after, 1);
 	CHECK_EQ_U64(w.nlines, 1);
@@ -436,7 +554,7 @@ static void test_whatif_after_build(void)
 	CHECK_EQ_U64(p.m[plan_member(&p, "counter")].new_offset, 128);
 	CHECK_EQ_U64(p.m[plan_member(&p, "config")].new_offset, 64);
 	CHECK_EQ_U64(p.m[plan_member(&p, "limit")].new_offset, 16);
-	CHECK(layout_whatif(&lb, &p, fs_accesses, NFS, &w) == 0);
+	CHECK(layout_whatif(&lb, &p, fs_accesses, NFS, 0, &w) == 0);
 	CHECK_EQ_U64(w.hitm_before, 200);
 	CHECK_EQ_U64(w.hitm_after, 0);
 	CHECK_EQ_U64(w.contended_lines_after, 0);
@@ -559,6 +677,7 @@ TEST_MAIN(
 	TEST_CASE(test_straddling_member),
 	TEST_CASE(test_boundary_text),
 	TEST_CASE(test_verdicts),
+	TEST_CASE(test_verdict_evidence),
 	TEST_CASE(test_propose_and_whatif),
 	TEST_CASE(test_propose_nothing),
 	TEST_CASE(test_whatif_after_build),

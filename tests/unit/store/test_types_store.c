@@ -121,7 +121,7 @@ static void test_line_members_and_verdict(void)
 	struct typeinfo_stats ts;
 	struct c2c_error err = { 0 };
 	struct typeinfo_member_row *m;
-	struct layout_verdict_info v;
+	struct typeinfo_verdict_row v;
 	struct typeinfo_verdict_row *vr;
 	size_t n, k, found = 0;
 
@@ -147,13 +147,13 @@ static void test_line_members_and_verdict(void)
 	free(m);
 	CHECK_EQ_U64(found, 3);
 	CHECK(typeinfo_line_verdict(st, s.heap, &v, &err) == 0);
-	CHECK(v.verdict == LAYOUT_FALSE);
-	CHECK_EQ_U64(v.writer_threads, 1);
-	CHECK_EQ_U64(v.other_threads, 3);     /* 102, 103, 104 */
-	CHECK_EQ_U64(v.false_samples, 70);    /* limit 60 + st.hits 10 */
+	CHECK(v.v.verdict == LAYOUT_FALSE);
+	CHECK_EQ_U64(v.v.writer_threads, 1);
+	CHECK_EQ_U64(v.v.other_threads, 3);     /* 102, 103, 104 */
+	CHECK_EQ_U64(v.v.false_samples, 70);    /* limit 60 + st.hits 10 */
 	/* the global's line too */
 	CHECK(typeinfo_line_verdict(st, s.global & ~63ULL, &v, &err) == 0);
-	CHECK(v.verdict == LAYOUT_FALSE);
+	CHECK(v.v.verdict == LAYOUT_FALSE);
 	/* all lines, worst first; the stack line is written by one thread only */
 	CHECK(typeinfo_query_verdicts(st, &vr, &n, &err) == 0);
 	CHECK(n >= 3);
@@ -199,7 +199,7 @@ static void test_layout_from_session(void)
 	CHECK(l.rows[lim].fs_victim);
 	CHECK_EQ_U64(l.rows[lim].lcl_hitm, 80);   /* heap 60 + global 20 */
 	CHECK(layout_propose(&p, &l) == 0);
-	CHECK(layout_whatif(&l, &p, acc, nacc, &w) == 0);
+	CHECK(layout_whatif(&l, &p, acc, nacc, 0, &w) == 0);
 	CHECK_EQ_U64(w.hitm_before, 90);
 	CHECK_EQ_U64(w.hitm_after, 0);
 	layout_whatif_fini(&w);
@@ -363,7 +363,7 @@ static void test_after_session(void)
 	struct store *st = open_rw(s.db);
 	struct typeinfo_stats ts;
 	struct c2c_error err = { 0 };
-	struct layout_verdict_info v;
+	struct typeinfo_verdict_row v;
 	struct layout l;
 
 	CHECK(st);
@@ -372,9 +372,9 @@ static void test_after_session(void)
 	CHECK_EQ_U64(ts.by_how[TYPES_HOW_GLOBAL], 40);
 	/* counter alone in line 2: written, read by nobody else */
 	CHECK(typeinfo_line_verdict(st, s.heap + 128, &v, &err) == 0);
-	CHECK(v.verdict == LAYOUT_NONE);
+	CHECK(v.v.verdict == LAYOUT_NONE);
 	CHECK(typeinfo_line_verdict(st, s.heap, &v, &err) == 0);
-	CHECK(v.verdict == LAYOUT_NONE);
+	CHECK(v.v.verdict == LAYOUT_NONE);
 	CHECK(typeinfo_layout(st, "struct conn", &l, NULL, NULL, &err) == 0);
 	CHECK_EQ_U64(l.size, 192);
 	for (size_t i = 0; i < l.nrows; i++)
