@@ -7,7 +7,8 @@
 #  - user-space DWARF: struct conn of tests/types/conn.c (both layouts) and
 #    the cases of tests/types/pahole_cases.c (bitfields, bit holes, arrays
 #    of and pointers to anonymous structs, a union across a line, a packed
-#    struct), built with -g; conn again from a .BTF section alone.
+#    struct, arrays of 256, 253 and 65536 elements), built with -g; conn
+#    again from a .BTF section alone.
 # Both outputs are parsed by tests/e2e/pahole_cmp.py (lib.sh's
 # pahole_compare, shared with layout_pahole_vmlinux.sh) into, in order:
 # anonymous struct/union openers, members (name, offset, bit offset, size),
@@ -70,7 +71,7 @@ elif ! { cc -g -O2 -o conn "$C2C_TOP/tests/types/conn.c" &&
 else
   pahole_compare conn "$PWD/conn" "DWARF struct conn" "struct conn"
   pahole_compare conn "$PWD/conn_after" "DWARF struct conn (after layout, aligned member)"
-  for s in pc_hole pc_bits pc_anon pc_packed; do
+  for s in pc_hole pc_bits pc_anon pc_packed pc_arrays; do
     pahole_compare "$s" "$PWD/cases" "DWARF struct $s"
   done
   "$C2CTUI" layout "union pc_union" cases > c.txt 2> c.err
