@@ -46,8 +46,9 @@ def parse(path):
             in_enum = False
             m = ROW.match(s)
             if m:
-                out.append(('member', member_name(m.group(1)[1:]), int(m.group(2)), None,
-                            int(m.group(4))))
+                # a bitfield of it keeps its bit offset ("} state:16; /* 1256:16 4 */")
+                out.append(('member', member_name(m.group(1)[1:]), int(m.group(2)),
+                            int(m.group(3)) if m.group(3) else None, int(m.group(4))))
                 continue
         if re.match(r'^enum\s*\{$', s):
             in_enum = True          # pahole prints the enumerators
