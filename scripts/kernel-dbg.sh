@@ -45,6 +45,7 @@ if [ -z "$want" ]; then
   want=$(resolve) || give_up "the archive offers no $meta"
 fi
 if [ -f "$cache/stamp" ] && [ -f "$cache/vmlinux" ] && [ "$(cat "$cache/stamp")" = "$want" ]; then
+  echo "kernel-dbg: have $want's vmlinux in $cache"
   exit 0
 fi
 
