@@ -57,7 +57,7 @@ all: deps
 	@$(MAKE) --no-print-directory build
 
 deps: $(DEPS_STAMP)
-$(DEPS_STAMP): scripts/deps.sh
+$(DEPS_STAMP): scripts/deps.sh scripts/kernel-dbg.sh
 	./scripts/deps.sh
 	@touch $@
 
@@ -125,6 +125,8 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(C2CTUI) $(DESTDIR)$(PREFIX)/bin/c2ctui
 
+# Keeps build/libperf, build/linux-source-6.12 and build/cache (the kernel
+# DWARF scripts/kernel-dbg.sh downloads): rebuilding them is slow or a fetch.
 clean:
 	rm -rf build-asan $(BUILD)/obj $(BUILD)/tests $(BUILD)/tools $(BUILD)/workloads $(BUILD)/*.a $(C2CTUI) build/fuzz
 

@@ -2,6 +2,9 @@
 # Installs what c2ctui builds and tests with, and builds libperf from
 # Debian's linux-source-6.12 into the build tree (never system-wide).
 # Idempotent: each step is skipped when its result is already there.
+# Also fetches a real kernel's vmlinux with DWARF into build/cache/ for the
+# layout test against pahole (scripts/kernel-dbg.sh; ~283 MB download, never
+# fatal: without the archive that test skips and says why).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -63,4 +66,6 @@ Libs: \${libdir}/libperf.a \${libdir}/libapi.a
 Cflags: -I\${includedir}
 PC
 fi
+BUILD_ROOT=$build "$top/scripts/kernel-dbg.sh" ||
+  echo "deps: scripts/kernel-dbg.sh failed; the real-kernel layout test will skip" >&2
 echo "deps: ok"

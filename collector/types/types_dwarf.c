@@ -87,8 +87,14 @@ static int array_dim(Dwarf_Die *arr, unsigned dim, uint64_t *nelem, unsigned *nd
 			} else if (die_udata(&c, DW_AT_upper_bound, &v)) {
 				Dwarf_Attribute a;
 				Dwarf_Sword sv;
-				/* upper_bound -1 (as sdata) marks a flexible array */
-				if (dwarf_attr(&c, DW_AT_upper_bound, &a) &&
+				unsigned form = dwarf_attr(&c, DW_AT_upper_bound, &a) ?
+						dwarf_whatform(&a) : 0;
+				/* upper_bound -1 marks a flexible array: only a signed
+				 * form says so. libdw sign-extends DW_FORM_data1/2/4 in
+				 * dwarf_formsdata, so char b[256] (upper bound 0xff as
+				 * data1) read as -1 and became b[0]; an all-ones data8
+				 * wraps to 0 elements below, as pahole counts it. */
+				if ((form == DW_FORM_sdata || form == DW_FORM_implicit_const) &&
 				    dwarf_formsdata(&a, &sv) == 0 && sv < 0)
 					*nelem = 0;
 				else {

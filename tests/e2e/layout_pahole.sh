@@ -7,9 +7,11 @@
 #  - user-space DWARF: struct conn of tests/types/conn.c (both layouts) and
 #    the cases of tests/types/pahole_cases.c (bitfields, bit holes, arrays
 #    of and pointers to anonymous structs, a union across a line, a packed
-#    struct), built with -g; conn again from a .BTF section alone.
-# Both outputs are parsed by the same helper into, in order: anonymous
-# struct/union openers, members (name, offset, bit offset, size),
+#    struct, arrays of 256, 253 and 65536 elements), built with -g; conn
+#    again from a .BTF section alone.
+# Both outputs are parsed by tests/e2e/pahole_cmp.py (lib.sh's
+# pahole_compare, shared with layout_pahole_vmlinux.sh) into, in order:
+# anonymous struct/union openers, members (name, offset, bit offset, size),
 # "XXX N bytes/bits hole", "last struct has N bytes of padding", cache line
 # comments (line, bytes, was N bytes ago) and the statistics (size,
 # cachelines, members, sum members, holes, sum holes, bitfield sums,
@@ -33,147 +35,16 @@ command -v pahole >/dev/null || { skip "$T" "no pahole (scripts/deps.sh installs
 command -v python3 >/dev/null || { skip "$T" "no python3 for the comparison"; exit 0; }
 cd "$E2E_TMP" || exit 1
 
-cat > cmp.py <<'EOF'
-# cmp.py A B: parses two pahole-form layouts; prints the first difference
-# (nothing when equal). cmp.py --members A: "name offset size" per member.
-import re, sys
 
-ROW = re.compile(r'^(.*?)\s*/\*\s*(\d+)(?::\s*(\d+))?\s+(\d+)\s*\*/\s*$')
-BOUND = re.compile(r'/\* --- cacheline (\d+) boundary \((\d+) bytes\)(?: was (\d+) bytes? ago)? --- \*/')
-HOLE = re.compile(r'^/\* XXX (\d+) (byte|bit)s? hole, try to pack \*/$')
-TPAD = re.compile(r'^/\* XXX last struct has (\d+) bytes? of padding \*/$')
-STATS = [
-    ('size', re.compile(r'^/\* size: (\d+), cachelines: (\d+), members: (\d+) \*/$')),
-    ('sum', re.compile(r'^/\* sum members: (\d+)(?:, holes: (\d+), sum holes: (\d+))? \*/$')),
-    ('bits', re.compile(r'^/\* sum bitfield members: (\d+) bits(?:, bit holes: (\d+), sum bit holes: (\d+) bits| \((\d+) bytes\)) \*/$')),
-    ('padding', re.compile(r'^/\* padding: (\d+) \*/$')),
-    ('paddings', re.compile(r'^/\* paddings: (\d+), sum paddings: (\d+) \*/$')),
-    ('bit_padding', re.compile(r'^/\* bit_padding: (\d+) bits \*/$')),
-    ('last', re.compile(r'^/\* last cacheline: (\d+) bytes \*/$')),
-]
-IGNORED = [re.compile(p) for p in (
-    r'^$', r'^\};?( __attribute__.*)?;?$', r'^/\* forced alignments: .*\*/$',
-    r'^/\* Bitfield combined with (previous|next) fields \*/$',
-    r'^/\* Force alignment to the next boundary: \*/$', r'^[^/]*\s:\d+;$')]
-
-def member_name(decl):
-    decl = re.sub(r'__attribute__\(\(.*?\)\)\)?', '', decl).strip().rstrip(';').strip()
-    m = re.search(r'\(\*\s*(\w+)\)', decl)
-    if m:
-        return m.group(1)
-    decl = re.sub(r':\d+$', '', decl)
-    decl = re.sub(r'(\[\d*\])+$', '', decl)
-    m = re.search(r'(\w+)$', decl)
-    return m.group(1) if m else '?'
-
-def parse(path):
-    out, in_enum = [], False
-    with open(path) as f:
-        lines = f.read().splitlines()
-    if not lines or not re.match(r'^(struct|union) \S+ \{$', lines[0]):
-        return [('header', lines[0] if lines else '')]
-    for raw in lines[1:]:
-        s = raw.strip()
-        if in_enum:
-            if not s.startswith('}'):
-                continue
-            # the member of an anonymous enum type: one row, as c2ctui prints it
-            in_enum = False
-            m = ROW.match(s)
-            if m:
-                out.append(('member', member_name(m.group(1)[1:]), int(m.group(2)), None,
-                            int(m.group(4))))
-                continue
-        if re.match(r'^enum\s*\{$', s):
-            in_enum = True          # pahole prints the enumerators
-            continue
-        m = re.match(r'^(struct|union)\s*\{$', s)
-        if m:
-            out.append(('open', m.group(1)))
-            continue
-        m = ROW.match(s)
-        if m:
-            text, off, bit, size = m.group(1), int(m.group(2)), m.group(3), int(m.group(4))
-            if text.startswith('}'):
-                # pahole's inferred __packed__ / __aligned__ are not layout
-                name = re.sub(r'__attribute__\(\(.*?\)\)\)?', '', text[1:])
-                name = name.strip().rstrip(';').strip()
-                out.append(('close', re.sub(r'\s+', ' ', name), off, size))
-            else:
-                out.append(('member', member_name(text), off, int(bit) if bit else None, size))
-            continue
-        m = BOUND.search(s)
-        if m:
-            out.append(('boundary', int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)))
-            continue
-        m = HOLE.match(s)
-        if m:
-            out.append(('hole_' + m.group(2), int(m.group(1))))
-            continue
-        m = TPAD.match(s)
-        if m:
-            out.append(('type_padding', int(m.group(1))))
-            continue
-        for name, rx in STATS:
-            m = rx.match(s)
-            if m:
-                out.append((name,) + tuple(m.groups()))
-                break
-        else:
-            if not any(rx.match(s) for rx in IGNORED):
-                out.append(('unparsed', s))
-    return out
-
-if sys.argv[1] == '--members':
-    for e in parse(sys.argv[2]):
-        if e[0] == 'member':
-            print(e[1], e[2], e[4])
-    sys.exit(0)
-a, b = parse(sys.argv[1]), parse(sys.argv[2])
-if not any(e[0] in ('member', 'size') for e in b):
-    print('pahole printed no layout: %s' % (b[:1],))
-    sys.exit(0)
-for i in range(max(len(a), len(b))):
-    ea = a[i] if i < len(a) else None
-    eb = b[i] if i < len(b) else None
-    if ea != eb:
-        print('entry %d: c2ctui %s, pahole %s' % (i, ea, eb))
-        break
-else:
-    print('', end='')
-    sys.stderr.write('%d\n' % len(a))
-EOF
-
-# compare NAME FILE LABEL [C2CTUI's TYPE ARGUMENTS]: one ok / not ok line;
-# LINE=N compares with N-byte cache lines (64 otherwise)
-compare() {
-  local name=$1 file=$2 label=$3 n diff
-  shift 3
-  [ $# -gt 0 ] || set -- "$name"
-  "$C2CTUI" layout "$@" "$file" --line-size "${LINE:-64}" > c.txt 2> c.err
-  pahole --cacheline_size="${LINE:-64}" -C "$name" "$file" > p.txt 2>/dev/null
-  diff=$(python3 cmp.py c.txt p.txt 2> n.txt)
-  n=$(cat n.txt)
-  if ! grep -Eq '^(struct|union) ' p.txt; then
-    # pahole -C takes the first type of that name: an enum of the same name wins
-    skip "$T: $label" "pahole -C $name prints '$(head -1 p.txt)', not the struct"
-  elif [ -s c.err ]; then
-    nok "$T: $label" "c2ctui: $(head -1 c.err)"
-  elif [ -n "$diff" ]; then
-    nok "$T: $label" "$diff"
-  else
-    ok "$T: $label equals pahole ($n rows, holes, boundaries and totals)"
-  fi
-}
 
 # --- the machine's BTF -------------------------------------------------------
 if [ ! -r "$BTF" ]; then
   skip "$T: kernel BTF" "no $BTF"
 else
   for s in task_group sched_entity percpu_counter; do
-    compare "$s" "$BTF" "BTF struct $s" struct "$s"
+    pahole_compare "$s" "$BTF" "BTF struct $s" struct "$s"
   done
-  LINE=128 compare task_group "$BTF" "BTF struct task_group with 128-byte cache lines"
+  LINE=128 pahole_compare task_group "$BTF" "BTF struct task_group with 128-byte cache lines"
   # A deterministic sample: names pahole lists once, sorted; 10 larger than
   # 256 bytes and 20 others, evenly spaced.
   pahole --sizes "$BTF" 2>/dev/null | sort -k1,1 > sizes.txt
@@ -186,7 +57,7 @@ else
   fi
   while read -r s; do
     case $s in task_group|sched_entity|percpu_counter) continue ;; esac
-    compare "$s" "$BTF" "BTF $s ($(awk -v n="$s" '$1 == n { print $2 }' once.txt) bytes)"
+    pahole_compare "$s" "$BTF" "BTF $s ($(awk -v n="$s" '$1 == n { print $2 }' once.txt) bytes)"
   done < sample.txt
 fi
 
@@ -198,21 +69,21 @@ elif ! { cc -g -O2 -o conn "$C2C_TOP/tests/types/conn.c" &&
          cc -g -O0 -o cases "$C2C_TOP/tests/types/pahole_cases.c"; }; then
   nok "$T: DWARF" "cannot build tests/types/conn.c or pahole_cases.c with cc -g"
 else
-  compare conn "$PWD/conn" "DWARF struct conn" "struct conn"
-  compare conn "$PWD/conn_after" "DWARF struct conn (after layout, aligned member)"
-  for s in pc_hole pc_bits pc_anon pc_packed; do
-    compare "$s" "$PWD/cases" "DWARF struct $s"
+  pahole_compare conn "$PWD/conn" "DWARF struct conn" "struct conn"
+  pahole_compare conn "$PWD/conn_after" "DWARF struct conn (after layout, aligned member)"
+  for s in pc_hole pc_bits pc_anon pc_packed pc_arrays; do
+    pahole_compare "$s" "$PWD/cases" "DWARF struct $s"
   done
   "$C2CTUI" layout "union pc_union" cases > c.txt 2> c.err
   pahole -C pc_union cases > p.txt 2>/dev/null
-  d=$(python3 cmp.py c.txt p.txt 2>/dev/null)
+  d=$(python3 "$C2C_TOP/tests/e2e/pahole_cmp.py" c.txt p.txt 2>/dev/null)
   if [ -z "$d" ] && [ ! -s c.err ]; then ok "$T: DWARF union pc_union equals pahole"
   else nok "$T: DWARF union pc_union equals pahole" "${d:-$(cat c.err)}"; fi
 
   # JSON: the same members, offsets and sizes as pahole's text
   "$C2CTUI" layout conn conn --format json > conn.json 2>&1
   pahole -C conn conn > p.txt 2>/dev/null
-  python3 cmp.py --members p.txt > want.txt
+  python3 "$C2C_TOP/tests/e2e/pahole_cmp.py" --members p.txt > want.txt
   if python3 -c '
 import json, sys
 d = json.load(open("conn.json"))
@@ -230,7 +101,7 @@ assert d["size"] == 88 and d["cachelines"] == 2 and d["sum_bit_holes"] == 16
   cp conn conn_btf
   if pahole -J conn_btf >/dev/null 2>&1 && objcopy --strip-debug conn_btf 2>/dev/null &&
      ! readelf -S conn_btf | grep -q debug_info; then
-    compare conn "$PWD/conn_btf" "ELF .BTF section (no DWARF) struct conn"
+    pahole_compare conn "$PWD/conn_btf" "ELF .BTF section (no DWARF) struct conn"
   else
     skip "$T: ELF .BTF section" "pahole -J or objcopy could not make an ELF with only .BTF"
   fi

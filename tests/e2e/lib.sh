@@ -62,3 +62,29 @@ kernel_sites() {
     }
     print a, f, s }' | sort
 }
+
+# pahole_compare NAME FILE LABEL [C2CTUI's TYPE ARGUMENTS]: one ok / not ok /
+# skip line (named "$T: LABEL") saying whether `c2ctui layout` equals
+# `pahole -C NAME FILE`, both parsed by tests/e2e/pahole_cmp.py (members,
+# offsets, sizes, holes, bit holes, padding, cache line comments and the
+# statistics); LINE=N compares with N-byte cache lines (64 otherwise).
+# Writes c.txt, p.txt (the two outputs) in the current folder.
+pahole_compare() {
+  local name=$1 file=$2 label=$3 n diff
+  shift 3
+  [ $# -gt 0 ] || set -- "$name"
+  "$C2CTUI" layout "$@" "$file" --line-size "${LINE:-64}" > c.txt 2> c.err
+  pahole --cacheline_size="${LINE:-64}" -C "$name" "$file" > p.txt 2>/dev/null
+  diff=$(python3 "$C2C_TOP/tests/e2e/pahole_cmp.py" c.txt p.txt 2> n.txt)
+  n=$(cat n.txt)
+  if ! grep -Eq '^(struct|union) ' p.txt; then
+    # pahole -C takes the first type of that name: an enum of the same name wins
+    skip "$T: $label" "pahole -C $name prints '$(head -1 p.txt)', not the struct"
+  elif [ -s c.err ]; then
+    nok "$T: $label" "c2ctui: $(head -1 c.err)"
+  elif [ -n "$diff" ]; then
+    nok "$T: $label" "$diff"
+  else
+    ok "$T: $label equals pahole ($n rows, holes, boundaries and totals)"
+  fi
+}

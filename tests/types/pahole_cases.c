@@ -4,7 +4,9 @@
  * line, an array of an anonymous struct, a pointer to one, an anonymous
  * enum, a function pointer, a union whose anonymous struct crosses a line
  * (the line count restarts after each union member), a packed struct with
- * a member across a boundary ("was 1 byte ago"). */
+ * a member across a boundary ("was 1 byte ago"), arrays whose upper bound
+ * DWARF stores in 1 or 2 bytes with the top bit set (255, 252, 65535: not
+ * flexible arrays) and a flexible one. */
 struct pc_hole {
 	char a[63];
 	short b;
@@ -54,11 +56,19 @@ struct __attribute__((packed)) pc_packed {
 	char c;
 };
 
+struct pc_arrays {
+	char b256[256];
+	int i253[253];
+	char big[65536];
+	char flex[];
+};
+
 struct pc_hole pc_g1;
 struct pc_bits pc_g2;
 struct pc_anon pc_g3;
 union pc_union pc_g4;
 struct pc_packed pc_g5;
+struct pc_arrays pc_g6;
 
 int main(void)
 {

@@ -248,6 +248,38 @@ static void test_one_byte_ago(void)
 	types_free(db);
 }
 
+/* char b[256]: DWARF's upper bound 255 as DW_FORM_data1 is not the -1 of a
+ * flexible array (libdw sign-extends it; the vmlinux check found
+ * snp_psc_desc.entries[253] printed as entries[0]). */
+static void test_array_bounds(void)
+{
+	const char *bin = types_prog_build_src("pahole_cases");
+	struct types_db *db;
+	struct layout_pahole p;
+	const struct layout_pahole_row *r;
+
+	if (!bin) {
+		test_skip("cannot build tests/types/pahole_cases.c with cc -g");
+		return;
+	}
+	CHECK(build(&p, bin, "pc_arrays", &db) == 0);
+	CHECK((r = row(&p, "b256", LAYOUT_PAHOLE_MEMBER)));
+	CHECK_EQ_U64(r->size, 256);
+	CHECK((r = row(&p, "i253", LAYOUT_PAHOLE_MEMBER)));
+	CHECK_EQ_U64(r->offset, 256);
+	CHECK_EQ_U64(r->size, 1012);
+	CHECK((r = row(&p, "big", LAYOUT_PAHOLE_MEMBER)));
+	CHECK_EQ_U64(r->offset, 1268);
+	CHECK_EQ_U64(r->size, 65536);
+	CHECK((r = row(&p, "flex", LAYOUT_PAHOLE_MEMBER)));
+	CHECK_EQ_U64(r->offset, 66804);
+	CHECK_EQ_U64(r->size, 0);
+	CHECK_EQ_U64(p.size, 66804);
+	CHECK_EQ_U64(p.nr_holes, 0);
+	layout_pahole_fini(&p);
+	types_free(db);
+}
+
 static void test_not_a_file_of_types(void)
 {
 	char path[600];
@@ -269,5 +301,6 @@ TEST_MAIN(
 	TEST_CASE(test_bitfield_units),
 	TEST_CASE(test_union_and_anonymous),
 	TEST_CASE(test_one_byte_ago),
+	TEST_CASE(test_array_bounds),
 	TEST_CASE(test_not_a_file_of_types),
 )
