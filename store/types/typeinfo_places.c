@@ -16,22 +16,6 @@
 #include "collector/types/types.h"
 #include "store/base/base.h"
 
-/* The attribution lives in the file (an older c2ctui saved it) or in this
- * handle's TEMP schema (computed while reading). */
-static bool have_attr(struct store *st)
-{
-	sqlite3_stmt *s;
-	bool yes;
-
-	if (sqlite3_prepare_v2(st->db, "SELECT 1 FROM main.sqlite_master WHERE type = 'table' AND"
-			       " name = 'type_attr' UNION ALL SELECT 1 FROM temp.sqlite_master WHERE"
-			       " type = 'table' AND name = 'type_attr'", -1, &s, NULL) != SQLITE_OK)
-		return false;
-	yes = sqlite3_step(s) == SQLITE_ROW;
-	sqlite3_finalize(s);
-	return yes;
-}
-
 static bool same(const struct typeinfo_place_row *r, const char *type, const char *obj,
 		 const char *member, uint64_t line)
 {
@@ -50,7 +34,7 @@ int typeinfo_query_places(struct store *st, struct typeinfo_place_row **rows, si
 
 	*rows = NULL;
 	*n = 0;
-	if (!have_attr(st))
+	if (!typeinfo_present(st))
 		return 0;
 	/* ordered so that one group's samples come together */
 	if (sqlite3_prepare_v2(st->db, "SELECT a.type_name, CASE WHEN a.how IN (?1, ?2) THEN COALESCE(a.var, '')"

@@ -34,22 +34,6 @@ static uint32_t vline_size(const struct store *st)
 	return st->line_size ? st->line_size : 64;
 }
 
-/* The attribution lives in the file (an older c2ctui saved it) or in this
- * handle's TEMP schema (computed while reading). */
-static bool have_attr(struct store *st)
-{
-	sqlite3_stmt *s;
-	bool yes;
-
-	if (sqlite3_prepare_v2(st->db, "SELECT 1 FROM main.sqlite_master WHERE type = 'table' AND"
-			       " name = 'type_attr' UNION ALL SELECT 1 FROM temp.sqlite_master WHERE"
-			       " type = 'table' AND name = 'type_attr'", -1, &s, NULL) != SQLITE_OK)
-		return false;
-	yes = sqlite3_step(s) == SQLITE_ROW;
-	sqlite3_finalize(s);
-	return yes;
-}
-
 /* Verdict input of one line: keys interned from member names or offsets. */
 struct vline {
 	struct layout_line_access *a;
@@ -254,7 +238,7 @@ static const char verdict_sql[] =
 static int verdict_stmt(struct store *st, sqlite3_stmt **s, bool one, struct c2c_error *err)
 {
 	char sql[512];
-	bool attr = have_attr(st);
+	bool attr = typeinfo_present(st);
 
 	/* without the types tables, join an empty row set of the same shape */
 	snprintf(sql, sizeof(sql), verdict_sql,

@@ -77,46 +77,58 @@ uint64_t prog_probe_sym(struct prog_probe *p, const char *name)
 	return sym_lookup(p, name, &size);
 }
 
+/* Opens capstone (x86-64, with details) in *cs and disassembles up to
+ * size bytes (0: to the end of its section) of the section holding start;
+ * returns the number of instructions in *insn (0 when no section holds
+ * start). The caller frees them and closes *cs. */
+static size_t disasm_at(struct prog_probe *p, uint64_t start, uint64_t size, csh *cs, cs_insn **insn)
+{
+	Elf_Scn *scn = NULL;
+
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, cs) != CS_ERR_OK)
+		die(p, "capstone");
+	cs_option(*cs, CS_OPT_DETAIL, CS_OPT_ON);
+	*insn = NULL;
+	while ((scn = elf_nextscn(p->elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || start < sh.sh_addr ||
+		    start >= sh.sh_addr + sh.sh_size)
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!size || size > sh.sh_addr + sh.sh_size - start)
+			size = sh.sh_addr + sh.sh_size - start;
+		return cs_disasm(*cs, (const uint8_t *)d->d_buf + (start - sh.sh_addr), size, start, 0, insn);
+	}
+	return 0;
+}
+
 /* The nth instruction of fn (lea excluded) with a memory operand that is
  * read (want 0), written (1) or either (-1). */
 static uint64_t find_mem_insn(struct prog_probe *p, const char *fn, int nth, int want)
 {
 	uint64_t start = prog_probe_sym(p, fn);
-	Elf_Scn *scn = NULL;
+	cs_insn *insn;
 	csh cs;
+	size_t count = disasm_at(p, start, 64, &cs, &insn);
 
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
-		die(p, "capstone");
-	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
-	while ((scn = elf_nextscn(p->elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		cs_insn *insn;
-		size_t count;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || start < sh.sh_addr ||
-		    start >= sh.sh_addr + sh.sh_size)
+	for (size_t i = 0; i < count; i++) {
+		const cs_x86 *x = &insn[i].detail->x86;
+		if (insn[i].id == X86_INS_LEA)
 			continue;
-		d = elf_getdata(scn, NULL);
-		count = cs_disasm(cs, (const uint8_t *)d->d_buf + (start - sh.sh_addr), 64, start, 0,
-				  &insn);
-		for (size_t i = 0; i < count; i++) {
-			const cs_x86 *x = &insn[i].detail->x86;
-			if (insn[i].id == X86_INS_LEA)
-				continue;
-			for (int k = 0; k < x->op_count; k++) {
-				int wr = (x->operands[k].access & CS_AC_WRITE) != 0;
-				if (x->operands[k].type == X86_OP_MEM && (want < 0 || wr == want) &&
-				    nth-- == 0) {
-					uint64_t a = insn[i].address;
-					cs_free(insn, count);
-					cs_close(&cs);
-					return a;
-				}
+		for (int k = 0; k < x->op_count; k++) {
+			int wr = (x->operands[k].access & CS_AC_WRITE) != 0;
+			if (x->operands[k].type == X86_OP_MEM && (want < 0 || wr == want) && nth-- == 0) {
+				uint64_t a = insn[i].address;
+				cs_free(insn, count);
+				cs_close(&cs);
+				return a;
 			}
 		}
-		if (count)
-			cs_free(insn, count);
 	}
+	if (count)
+		cs_free(insn, count);
+	cs_close(&cs);
 	fprintf(stderr, "prog_probe: no memory %s in %s of %s\n",
 		want < 0 ? "instruction" : want ? "store" : "load", fn, p->path);
 	exit(1);
@@ -152,58 +164,42 @@ uint64_t prog_probe_member_access(struct prog_probe *p, const char *fn, int64_t 
 	 * straight-line reading of the function (as the attribution tracks) */
 	uint32_t obj = 1u << 5;
 	uint64_t size, start = sym_lookup(p, fn, &size);
-	Elf_Scn *scn = NULL;
+	cs_insn *insn;
 	csh cs;
+	size_t count = disasm_at(p, start, size, &cs, &insn);
 
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
-		die(p, "capstone");
-	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
-	while ((scn = elf_nextscn(p->elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		cs_insn *insn;
-		size_t count;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || start < sh.sh_addr ||
-		    start >= sh.sh_addr + sh.sh_size)
-			continue;
-		d = elf_getdata(scn, NULL);
-		if (!size || size > sh.sh_addr + sh.sh_size - start)
-			size = sh.sh_addr + sh.sh_size - start;
-		count = cs_disasm(cs, (const uint8_t *)d->d_buf + (start - sh.sh_addr), size, start, 0,
-				  &insn);
-		for (size_t i = 0; i < count; i++) {
-			const cs_x86 *x = &insn[i].detail->x86;
-			cs_regs rd, wrs;
-			uint8_t nrd = 0, nwr = 0;
-			for (int k = 0; insn[i].id != X86_INS_LEA && k < x->op_count; k++) {
-				const cs_x86_op *o = &x->operands[k];
-				bool wr = (o->access & CS_AC_WRITE) != 0;
-				int b = o->type == X86_OP_MEM ? gpr64(cs, o->mem.base) : -1;
-				if (b >= 0 && (obj >> b & 1) &&
-				    o->mem.index == X86_REG_INVALID && o->mem.disp == disp &&
-				    (store ? wr : (o->access & CS_AC_READ) != 0)) {
-					uint64_t a = insn[i].address;
-					cs_free(insn, count);
-					cs_close(&cs);
-					return a;
-				}
+	for (size_t i = 0; i < count; i++) {
+		const cs_x86 *x = &insn[i].detail->x86;
+		cs_regs rd, wrs;
+		uint8_t nrd = 0, nwr = 0;
+		for (int k = 0; insn[i].id != X86_INS_LEA && k < x->op_count; k++) {
+			const cs_x86_op *o = &x->operands[k];
+			bool wr = (o->access & CS_AC_WRITE) != 0;
+			int b = o->type == X86_OP_MEM ? gpr64(cs, o->mem.base) : -1;
+			if (b >= 0 && (obj >> b & 1) && o->mem.index == X86_REG_INVALID && o->mem.disp == disp &&
+			    (store ? wr : (o->access & CS_AC_READ) != 0)) {
+				uint64_t a = insn[i].address;
+				cs_free(insn, count);
+				cs_close(&cs);
+				return a;
 			}
-			/* a 64-bit register copy of the object keeps it; any other
-			 * write to a register holding it ends that */
-			if (insn[i].id == X86_INS_MOV && x->op_count == 2 && x->operands[0].type == X86_OP_REG &&
-			    x->operands[1].type == X86_OP_REG && insn[i].detail->x86.operands[0].size == 8 &&
-			    gpr64(cs, x->operands[1].reg) >= 0 && (obj >> gpr64(cs, x->operands[1].reg) & 1)) {
-				obj |= 1u << gpr64(cs, x->operands[0].reg);
-				continue;
-			}
-			if (cs_regs_access(cs, &insn[i], rd, &nrd, wrs, &nwr) == CS_ERR_OK)
-				for (int k = 0; k < nwr; k++)
-					if (gpr64(cs, wrs[k]) >= 0)
-						obj &= ~(1u << gpr64(cs, wrs[k]));
 		}
-		if (count)
-			cs_free(insn, count);
+		/* a 64-bit register copy of the object keeps it; any other
+		 * write to a register holding it ends that */
+		if (insn[i].id == X86_INS_MOV && x->op_count == 2 && x->operands[0].type == X86_OP_REG &&
+		    x->operands[1].type == X86_OP_REG && insn[i].detail->x86.operands[0].size == 8 &&
+		    gpr64(cs, x->operands[1].reg) >= 0 && (obj >> gpr64(cs, x->operands[1].reg) & 1)) {
+			obj |= 1u << gpr64(cs, x->operands[0].reg);
+			continue;
+		}
+		if (cs_regs_access(cs, &insn[i], rd, &nrd, wrs, &nwr) == CS_ERR_OK)
+			for (int k = 0; k < nwr; k++)
+				if (gpr64(cs, wrs[k]) >= 0)
+					obj &= ~(1u << gpr64(cs, wrs[k]));
 	}
+	if (count)
+		cs_free(insn, count);
+	cs_close(&cs);
 	fprintf(stderr, "prog_probe: no %s at +%#llx in %s of %s\n", store ? "store" : "load",
 		(unsigned long long)disp, fn, p->path);
 	exit(1);
