@@ -310,3 +310,32 @@ row "tgs: diff: load_avg's line matched, HITM 210 -> 105 (per second too: both r
 row "tgs: diff: load_avg: fewer stores, fewer HITM" tgs.dlayout "  load_avg " "128    8     2 |    128    8     2" "120 -> 60 (-60)" "240 -> 60 (-180)"
 if grep -q 'moved [0-9]' tgs.dlayout; then nok "$T: tgs: diff: nothing moved" "$(grep 'moved [0-9]' tgs.dlayout | head -3)"; else
 	ok "$T: tgs: diff: nothing moved"; fi
+
+# The TUI: `c2ctui diff` of story (a), the lines matched by their members,
+# Enter the layouts side by side (avg marked moved 1>3); story (d)'s code by
+# function (C): update_tg_load_avg's stores 240>60 from the same function.
+# Expected screens: tests/tui/expected/kernel_*.txt (TUI_UPDATE=1 rewrites).
+source "$C2C_TOP/tests/tui/harness.sh"
+if ! command -v tmux >/dev/null; then
+	skip "$T: tui" "tmux is not installed"
+else
+	expect() { if tui_expect "$1"; then ok "$T: tui: $1"; else nok "$T: tui: $1" "screen differs"; fi; }
+	if tui_start 120 32 -- "$C2CTUI" diff se_before.db se_after.db; then
+		expect kernel_se_diff_lines
+		tui_key Enter
+		expect kernel_se_diff_layout
+		if tui_screen | grep -E '^avg ' | grep -qF 'moved 1>3'; then ok "$T: tui: avg marked moved 1>3"; else
+			nok "$T: tui: avg marked moved 1>3"; tui_screen | sed 's/^/#   /'; fi
+		tui_quit
+		tui_stop
+	fi
+	if tui_start 120 32 -- "$C2CTUI" diff tgs_before.db tgs_after.db; then
+		tui_key C
+		expect kernel_tgs_diff_functions
+		if tui_screen | grep -E '^update_tg_load_avg ' | grep -qE '240>60 +-180 '; then
+			ok "$T: tui: update_tg_load_avg's stores 240>60"; else
+			nok "$T: tui: update_tg_load_avg's stores 240>60"; tui_screen | sed 's/^/#   /'; fi
+		tui_quit
+		tui_stop
+	fi
+fi
