@@ -4,6 +4,7 @@
  * verdicts and `report` share. */
 #include "store/types/typeinfo.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -1209,6 +1210,36 @@ bool typeinfo_present(struct store *st)
 	return has_table(st, "type_attr");
 }
 
+/* A reason with its numbers (whole words: 1868, 0xffffffff81..., with
+ * trailing punctuation) written N, so that reasons differing only by an
+ * offset or an address count as one; paths and names keep their digits. */
+static void why_normalize(const char *why, char *out, size_t len)
+{
+	size_t k = 0;
+
+	while (*why && k + 1 < len) {
+		const char *e = why + strcspn(why, " ");
+		const char *d = why;
+		bool num = false;
+		if (d[0] == '0' && d[1] == 'x' && d + 2 < e && isxdigit((unsigned char)d[2]))
+			for (d += 2, num = true; d < e && isxdigit((unsigned char)*d); d++)
+				;
+		else
+			for (num = d < e && isdigit((unsigned char)*d); d < e && isdigit((unsigned char)*d); d++)
+				;
+		/* the number may end the word before punctuation */
+		if (num && (d == e || strchr(",:;)", *d))) {
+			out[k++] = 'N';
+			why = d;
+		}
+		while (why < e && k + 1 < len)
+			out[k++] = *why++;
+		while (*why == ' ' && k + 1 < len)
+			out[k++] = *why++;
+	}
+	out[k] = 0;
+}
+
 int typeinfo_query_kernel(struct store *st, struct typeinfo_kernel_stats *out, struct c2c_error *err)
 {
 	sqlite3_stmt *s;
@@ -1246,14 +1277,40 @@ int typeinfo_query_kernel(struct store *st, struct typeinfo_kernel_stats *out, s
 		return rc;
 	rc = prep(st, &s,
 		  "SELECT t.why, count(*) AS n FROM type_attr t JOIN samples s ON s.id = t.sample_id"
-		  " WHERE s.cpumode = ? AND t.how = 0 GROUP BY t.why ORDER BY n DESC, t.why LIMIT 1",
+		  " WHERE s.cpumode = ? AND t.how = 0 GROUP BY t.why",
 		  err);
 	if (rc < 0)
 		return rc;
 	sqlite3_bind_int(s, 1, C2C_MODE_KERNEL);
-	if (sqlite3_step(s) == SQLITE_ROW) {
-		snprintf(out->why, sizeof(out->why), "%s", col_str(s, 0) ? col_str(s, 0) : "");
-		out->why_n = (uint64_t)sqlite3_column_int64(s, 1);
+	/* reasons that differ only by a number (an offset, a register's
+	 * address) are one reason: grouped by their text with numbers as N */
+	struct why_count w[64];
+	size_t nw = 0;
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		const char *why = col_str(s, 0) ? col_str(s, 0) : "";
+		uint64_t n = (uint64_t)sqlite3_column_int64(s, 1);
+		char norm[128];
+		why_normalize(why, norm, sizeof(norm));
+		size_t i;
+		for (i = 0; i < nw && strcmp(w[i].text, norm); i++)
+			;
+		if (i == nw && nw < sizeof(w) / sizeof(w[0])) {
+			snprintf(w[nw].text, sizeof(w[nw].text), "%s", norm);
+			w[nw++].n = 0;
+		}
+		if (i < nw)
+			w[i].n += n;
+	}
+	for (size_t k = 0; k < sizeof(out->why) / sizeof(out->why[0]); k++) {
+		size_t best = SIZE_MAX;
+		for (size_t i = 0; i < nw; i++)
+			if (w[i].n && (best == SIZE_MAX || w[i].n > w[best].n))
+				best = i;
+		if (best == SIZE_MAX)
+			break;
+		snprintf(out->why[k], sizeof(out->why[k]), "%s", w[best].text);
+		out->why_n[k] = w[best].n;
+		w[best].n = 0;
 	}
 	sqlite3_finalize(s);
 	return 0;

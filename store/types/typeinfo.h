@@ -77,8 +77,10 @@ struct typeinfo_kernel_stats {
 	uint64_t samples, attributed;
 	uint64_t by_how[TYPEINFO_NR_HOW];
 	uint64_t heap, heap_member;
-	char why[128];              /* the most frequent reason a kernel sample stayed unresolved */
-	uint64_t why_n;
+	/* the most frequent reasons kernel samples stayed unresolved (numbers
+	 * in them written N: "offset N outside struct sock"), with their counts */
+	char why[3][128];
+	uint64_t why_n[3];
 };
 int typeinfo_query_kernel(struct store *st, struct typeinfo_kernel_stats *out, struct c2c_error *err);
 

@@ -95,7 +95,7 @@ fi
 if cc -g -O1 -mcmodel=kernel -fno-pie -no-pie -nostdlib -ffreestanding -static -Wl,--build-id -DOTHER \
 	-Wl,-T,"$C2C_TOP/tests/kernel/kernel.lds" -o vmlinux.other "$C2C_TOP/tests/kernel/kvm.c" 2>/dev/null; then
 	"$C2CTUI" report -k vmlinux.other --types k.db >other.txt 2>&1
-	if grep -q "Kernel samples unresolved: 88: kernel heap: .*vmlinux.other is not the kernel recorded (build-id" other.txt &&
+	if grep -q "Kernel samples unresolved: 88; most often: 88 kernel heap: .*vmlinux.other is not the kernel recorded (build-id" other.txt &&
 		! grep -q "^struct kvm_vcpu" other.txt; then
 		ok "$T: -k with another build's image: not used, the reason says so"
 	else
@@ -144,7 +144,7 @@ objcopy --strip-debug vmlinux vmlinux.nodwarf
 "$C2CTUI" report -k vmlinux.nodwarf --types k.data >nodwarf.txt 2>nodwarf.err
 "$C2CTUI" report --types k.data >noimg.txt 2>noimg.err
 if grep -q "Kernel samples unresolved: .*kernel heap: .*vmlinux.nodwarf has no DWARF (-k); BTF has no variable locations" nodwarf.txt &&
-	grep -qF "Kernel samples unresolved: 88: kernel heap: needs a vmlinux with DWARF (-k); BTF has no variable locations" noimg.txt &&
+	grep -qF "Kernel samples unresolved: 88; most often: 88 kernel heap: needs a vmlinux with DWARF (-k); BTF has no variable locations" noimg.txt &&
 	! grep -q "kvm_vcpu" noimg.txt; then
 	ok "$T: without DWARF heap samples stay unresolved with the documented reason"
 else

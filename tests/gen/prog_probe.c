@@ -227,7 +227,9 @@ size_t prog_probe_build_id(struct prog_probe *p, uint8_t out[20])
 		size_t off = 0, noff, doff;
 		GElf_Nhdr nh;
 		while (d && (off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0)
-			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_descsz <= 20) {
+			/* a vmlinux has Xen notes of the same type number first */
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_descsz <= 20 && nh.n_namesz == 4 &&
+			    !memcmp((const char *)d->d_buf + noff, "GNU", 4)) {
 				memcpy(out, (const uint8_t *)d->d_buf + doff, nh.n_descsz);
 				return nh.n_descsz;
 			}

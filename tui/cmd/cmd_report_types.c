@@ -87,8 +87,12 @@ static int report_kernel(struct store *st, struct c2c_error *err)
 	printf("Kernel heap samples attributed to a member: %llu of %llu (%.1f%%)\n",
 	       (unsigned long long)k.heap_member, (unsigned long long)k.heap,
 	       k.heap ? 100.0 * (double)k.heap_member / (double)k.heap : 0.0);
-	if (k.why_n)
-		printf("Kernel samples unresolved: %llu: %s\n", (unsigned long long)k.why_n, k.why);
+	if (k.samples > k.attributed) {
+		printf("Kernel samples unresolved: %llu; most often:", (unsigned long long)(k.samples - k.attributed));
+		for (size_t i = 0; i < sizeof(k.why) / sizeof(k.why[0]) && k.why_n[i]; i++)
+			printf("%s %llu %s", i ? ";" : "", (unsigned long long)k.why_n[i], k.why[i]);
+		printf("\n");
+	}
 	return 0;
 }
 
