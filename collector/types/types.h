@@ -124,6 +124,12 @@ int types_resolve(struct types_db *db, uint32_t id, uint64_t offset, struct type
  * and name. Returns 0, -ENOENT (none), or -ENOTSUP (BTF db). */
 int types_reg_var_at(struct types_db *db, uint64_t pc, int reg, uint32_t *type,
 		     const char **name);
+/* DWARF only: the distinct declared types of the variables and parameters
+ * of the function scopes around pc (inlined bodies and their callers), with
+ * or without a location there, innermost first; at most max. For casts
+ * the code makes between a pointer's declared pointee and the struct that
+ * embeds it (`struct tcp_sock *tp = tcp_sk(sk)`). Returns how many. */
+size_t types_scope_var_types(struct types_db *db, uint64_t pc, uint32_t *types, size_t max);
 /* DWARF only: the stack variable covering [reg + disp] at pc, where reg is
  * the stack or frame pointer: variables located DW_OP_bregN, or DW_OP_fbreg
  * with a frame base that is a register or the CFA (from the call frame

@@ -220,6 +220,51 @@ bool types_attr_element(struct types_db *db, struct types_attr *a)
 
 /* The answer of one sample before arrays of structs are split into their
  * elements (types_attribute). */
+/* Whether struct outer holds inner at its offset 0, directly or through
+ * its first members (struct tcp_sock > inet_connection_sock > inet_sock >
+ * sock): what container_of / the kernel's tcp_sk(sk) casts rely on. */
+static bool embeds_at_start(struct types_db *db, uint32_t outer, uint32_t inner, int depth)
+{
+	const struct types_member *m;
+	size_t n = types_members(db, outer, &m);
+
+	for (size_t i = 0; i < n && depth < 8; i++) {
+		uint32_t t;
+		if (m[i].bit_offset != 0)
+			continue;
+		t = strip_qual(db, types_strip(db, m[i].type));
+		if (t == inner || embeds_at_start(db, t, inner, depth + 1))
+			return true;
+	}
+	return false;
+}
+
+/* An access past the end of the pointee: the struct, among the pointer
+ * types the function's scopes declare, that embeds the pointee at its start
+ * and covers the offset — the largest, as the code's object is the
+ * outermost one (tcp_ack's sk is the tcp_sock its tp names). 0 if none. */
+static uint32_t container_at(struct types_db *db, uint64_t pc, uint32_t obj, uint64_t offset)
+{
+	uint32_t types[64], best = 0;
+	size_t n = types_scope_var_types(db, pc, types, sizeof(types) / sizeof(types[0]));
+
+	for (size_t i = 0; i < n; i++) {
+		const struct types_type *pt = types_get(db, types_strip(db, types[i]));
+		uint32_t c;
+		const struct types_type *ct;
+		if (!pt || pt->kind != TYPES_POINTER || !pt->ref)
+			continue;
+		c = strip_qual(db, types_strip(db, pt->ref));
+		ct = types_get(db, c);
+		if (!ct || c == obj || ct->kind != TYPES_STRUCT || ct->size <= offset ||
+		    !embeds_at_start(db, c, obj, 0))
+			continue;
+		if (!best || ct->size > types_get(db, best)->size)
+			best = c;
+	}
+	return best;
+}
+
 static int attribute_one(struct types_db *db, struct insn_decoder *dec, uint64_t pc, uint64_t addr,
 			 bool has_data_vaddr, uint64_t data_vaddr, struct types_attr *out)
 {
@@ -272,7 +317,21 @@ static int attribute_one(struct types_db *db, struct insn_decoder *dec, uint64_t
 			return 0;
 		}
 		obj = strip_qual(db, pt->ref);   /* const struct x * -> struct x */
-		if (m.disp < 0 || types_resolve(db, obj, (uint64_t)m.disp, &out->hit) < 0) {
+		bool outside = m.disp < 0;
+		copy_name(out->var, sizeof(out->var), name);
+		if (!outside && types_resolve(db, obj, (uint64_t)m.disp, &out->hit) < 0) {
+			/* past the pointee: a cast to the struct embedding it */
+			uint32_t c = container_at(db, pc, obj, (uint64_t)m.disp);
+			if (c && types_resolve(db, c, (uint64_t)m.disp, &out->hit) == 0) {
+				snprintf(out->var, sizeof(out->var), "%.19s as %.40s", name ? name : "?",
+					 types_name(db, c, tbuf, sizeof(tbuf)));
+				obj = c;
+			} else {
+				outside = true;
+			}
+		}
+		if (outside) {
+			out->var[0] = 0;
 			snprintf(out->why, sizeof(out->why), "offset %lld outside %s",
 				 (long long)m.disp, types_name(db, obj, tbuf, sizeof(tbuf)));
 			return 0;
@@ -282,7 +341,6 @@ static int attribute_one(struct types_db *db, struct insn_decoder *dec, uint64_t
 		out->offset = (uint64_t)m.disp;
 		out->inexact = m.index >= 0;
 		out->object = addr - out->offset;
-		copy_name(out->var, sizeof(out->var), name);
 		return 0;
 	}
 	if (is_frame_reg(arch, m.base)) {

@@ -712,9 +712,11 @@ static int concrete_scopes(Dwarf_Die *cu, uint64_t pc, Dwarf_Die **out)
 	return n;
 }
 
-/* Calls fn for every variable/parameter in the scopes around pc with a
- * location at pc, innermost scope first; stops when fn returns non-zero. */
-static int each_live_var(struct types_db *db, uint64_t pc, scope_fn fn, void *ctx)
+/* Calls fn for every variable/parameter in the scopes around pc,
+ * innermost scope first; stops when fn returns non-zero. live: only those
+ * with a location at pc (fn gets it), else every one declared in the
+ * function's scopes (ops NULL), whatever the optimizer left of it. */
+static int each_scope_var(struct types_db *db, uint64_t pc, bool live, scope_fn fn, void *ctx)
 {
 	struct dwarf_priv *p = P(db);
 	Dwarf_Die cudie, *scopes = NULL;
@@ -727,18 +729,18 @@ static int each_live_var(struct types_db *db, uint64_t pc, scope_fn fn, void *ct
 		n = dwarf_getscopes(&cudie, pc, &scopes);
 	for (int i = 0; i < n && rc == -ENOENT; i++) {
 		Dwarf_Die c;
-		if (dwarf_child(&scopes[i], &c) != 0)
+		/* the CU's own children are its globals, not the function's */
+		if (dwarf_tag(&scopes[i]) == DW_TAG_compile_unit || dwarf_child(&scopes[i], &c) != 0)
 			continue;
 		do {
 			int tag = dwarf_tag(&c);
 			Dwarf_Attribute a;
-			Dwarf_Op *ops;
-			size_t nops;
+			Dwarf_Op *ops = NULL;
+			size_t nops = 0;
 			if (tag != DW_TAG_variable && tag != DW_TAG_formal_parameter)
 				continue;
-			if (!dwarf_attr(&c, DW_AT_location, &a))
-				continue;
-			if (dwarf_getlocation_addr(&a, pc, &ops, &nops, 1) != 1 || nops == 0)
+			if (live && (!dwarf_attr(&c, DW_AT_location, &a) ||
+				     dwarf_getlocation_addr(&a, pc, &ops, &nops, 1) != 1 || nops == 0))
 				continue;
 			if (fn(db, scopes, n, i, &c, ops, nops, ctx)) {
 				rc = 0;
@@ -748,6 +750,45 @@ static int each_live_var(struct types_db *db, uint64_t pc, scope_fn fn, void *ct
 	}
 	free(scopes);
 	return rc;
+}
+
+static int each_live_var(struct types_db *db, uint64_t pc, scope_fn fn, void *ctx)
+{
+	return each_scope_var(db, pc, true, fn, ctx);
+}
+
+struct types_list_ctx {
+	uint32_t *types;
+	size_t n, max;
+};
+
+static int list_type(struct types_db *db, Dwarf_Die *scopes, int nscopes, int i, Dwarf_Die *var,
+		     Dwarf_Op *ops, size_t nops, void *vctx)
+{
+	struct types_list_ctx *ctx = vctx;
+	uint32_t t = types_intern(db, die_type_key(var));
+
+	(void)scopes;
+	(void)nscopes;
+	(void)i;
+	(void)ops;
+	(void)nops;
+	for (size_t k = 0; k < ctx->n; k++)
+		if (ctx->types[k] == t)
+			return 0;
+	if (t && ctx->n < ctx->max)
+		ctx->types[ctx->n++] = t;
+	return ctx->n == ctx->max;
+}
+
+size_t types_scope_var_types(struct types_db *db, uint64_t pc, uint32_t *types, size_t max)
+{
+	struct types_list_ctx ctx = { .types = types, .max = max };
+
+	if (db->source != TYPES_SRC_DWARF || !max)
+		return 0;
+	each_scope_var(db, pc, false, list_type, &ctx);
+	return ctx.n;
 }
 
 struct reg_ctx {

@@ -336,6 +336,58 @@ static void test_heap_insn_inlined(void)
 	types_free(db);
 }
 
+/* The kernel's casts (tcp_sk(sk)): an access past the end of the declared
+ * pointee is typed as the struct the function's scope declares that embeds
+ * the pointee at its start (through nested first members) and covers the
+ * offset; with no such struct it stays unresolved, saying so. */
+static void test_heap_insn_container(void)
+{
+	static const char src[] =
+		"struct sock { long state; long refcnt; };\n"
+		"struct inet_sock { struct sock sk; long port; };\n"
+		"struct tcp_sock { struct inet_sock inet; long pad[6]; long snd_una; };\n"
+		"struct other { long x; struct sock sk; long y[12]; };\n"
+		"__attribute__((noinline)) long ack(struct sock *sk)\n"
+		"{ struct tcp_sock *tp = (struct tcp_sock *)sk; struct other *o = 0; (void)o;\n"
+		"  return tp->snd_una; }\n"
+		"__attribute__((noinline)) long bare(struct sock *sk) { return ((long *)sk)[9]; }\n"
+		"int main(void) { static struct tcp_sock t; return (int)(ack(&t.inet.sk) + bare(&t.inet.sk)); }\n";
+	struct types_db *db = NULL;
+	struct insn_decoder *dec;
+	struct c2c_error err = { 0 };
+	struct types_attr a;
+	char path[512], cmd[2000], tbuf[64];
+	uint64_t pc;
+
+	snprintf(path, sizeof(path), "%s/container", test_tmpdir());
+	snprintf(cmd, sizeof(cmd), "printf '%s' | cc -x c -g -O2 -o '%s' - 2>/dev/null", src, path);
+	if (system(cmd) != 0) {
+		test_skip("cannot build a program with cc -g -O2");
+		return;
+	}
+	CHECK(types_open_dwarf(&db, path, NULL, &err) == 0);
+	if (!db)
+		return;
+	CHECK(insn_decoder_new(&dec, insn_arch_from_elf(types_machine(db)), NULL) == 0);
+	pc = types_prog_mem_insn(path, "ack", 0);
+	CHECK(pc != 0);
+	CHECK(types_attribute(db, dec, pc, 0x5048, false, 0, &a) == 0);
+	if (a.how != TYPES_HOW_INSN)
+		printf("# ack: %s\n", a.why);
+	CHECK(a.how == TYPES_HOW_INSN);
+	CHECK_STR(types_name(db, a.type, tbuf, sizeof(tbuf)), "struct tcp_sock");
+	CHECK_STR(a.hit.path, "snd_una");
+	CHECK(a.object == 0x5000);
+	CHECK_STR(a.var, "sk as struct tcp_sock");
+	/* no struct in scope embeds sock at its start and covers +72 */
+	pc = types_prog_mem_insn(path, "bare", 0);
+	CHECK(types_attribute(db, dec, pc, 0x5048, false, 0, &a) == 0);
+	CHECK(a.how == TYPES_HOW_NONE);
+	CHECK(strstr(a.why, "outside struct sock") != NULL);
+	insn_decoder_free(dec);
+	types_free(db);
+}
+
 static void test_insn_decode(void)
 {
 	struct insn_decoder *dec;
@@ -697,6 +749,7 @@ TEST_MAIN(
 	TEST_CASE(test_insn_decode),
 	TEST_CASE(test_heap_insn),
 	TEST_CASE(test_heap_insn_inlined),
+	TEST_CASE(test_heap_insn_container),
 	TEST_CASE(test_stack_insn),
 	TEST_CASE(test_tracked_through_load),
 	TEST_CASE(test_unresolved_integer),
