@@ -132,7 +132,7 @@ for name in $targets; do
     mapfile -t srcs < <(find store collector -name '*.[ch]' | sort)
     # shellcheck disable=SC2046
     build $name tests/fuzz/$name.c "${srcs[@]}" -- \
-      $($PKG_CONFIG --cflags --libs libperf sqlite3 libtraceevent libdw libelf libbpf libzstd capstone) \
+      $($PKG_CONFIG --cflags --libs libperf sqlite3 libtraceevent libdw libelf libbpf libzstd liblzma zlib capstone) \
       -lpthread -lm || { fails=1; continue; }
     # Seeds: small sessions of c2c-gen scenarios, vacuumed to 512-byte
     # pages so a mutation lands in few pages (c2ctui writes 16 KiB ones).
@@ -158,7 +158,7 @@ for name in $targets; do
     mapfile -t srcs < <(find tui store collector -name '*.[ch]' ! -path tui/cmd/main.c | sort)
     # shellcheck disable=SC2046
     build $name tests/fuzz/$name.c "${srcs[@]}" -- \
-      $($PKG_CONFIG --cflags --libs libperf ncursesw sqlite3 libtraceevent libdw libelf libbpf libzstd capstone) \
+      $($PKG_CONFIG --cflags --libs libperf ncursesw sqlite3 libtraceevent libdw libelf libbpf libzstd liblzma zlib capstone) \
       -lpthread -lm || { fails=1; continue; }
     # Seeds: realistic command lines, one word a line after the command's
     # byte (fuzz_cli.c: byte % 8 picks report, import, locks, diff,
