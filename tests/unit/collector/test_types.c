@@ -295,6 +295,25 @@ static void test_heap_insn(void)
 	types_free(db);
 }
 
+/* Builds src (printf-escaped C) with cc -g -O2 as test_tmpdir()/name into
+ * path and opens its DWARF; NULL (the test skipped or failed) otherwise. */
+static struct types_db *build_o2_prog(const char *name, const char *src, char *path, size_t len)
+{
+	struct types_db *db = NULL;
+	struct c2c_error err = { 0 };
+	char cmd[2400];
+
+	snprintf(path, len, "%s/%s", test_tmpdir(), name);
+	snprintf(cmd, sizeof(cmd), "printf '%s' | cc -x c -g -O2 -o '%s' - 2>/dev/null", src, path);
+	if (system(cmd) != 0) {
+		test_skip("cannot build a program with cc -g -O2");
+		return NULL;
+	}
+	if (types_open_dwarf(&db, path, NULL, &err) < 0)
+		test_failf(__FILE__, __LINE__, "types_open_dwarf(%s): %s", path, err.msg);
+	return db;
+}
+
 /* A member touched by an inlined helper: the pointer parameter lives in
  * the function the helper was inlined into (dwarf_getscopes alone follows
  * the inlined body to its abstract definition and misses it). The kernel's
@@ -306,21 +325,13 @@ static void test_heap_insn_inlined(void)
 		"static inline void add(long i, long *v) { __atomic_fetch_add(v, i, __ATOMIC_RELAXED); }\\n"
 		"__attribute__((noinline)) void update_tg(struct tg *tg, long d) { add(d, &tg->load_avg); }\\n"
 		"int main(void) { static struct tg t; update_tg(&t, 1); return 0; }\\n";
-	struct types_db *db = NULL;
+	struct types_db *db;
 	struct insn_decoder *dec;
-	struct c2c_error err = { 0 };
 	struct types_attr a;
-	char path[512], cmd[1600], tbuf[64];
+	char path[512], tbuf[64];
 	uint64_t pc;
 
-	snprintf(path, sizeof(path), "%s/inlined", test_tmpdir());
-	snprintf(cmd, sizeof(cmd), "printf '%s' | cc -x c -g -O2 -o '%s' - 2>/dev/null", src, path);
-	if (system(cmd) != 0) {
-		test_skip("cannot build a program with cc -g -O2");
-		return;
-	}
-	CHECK(types_open_dwarf(&db, path, NULL, &err) == 0);
-	if (!db)
+	if (!(db = build_o2_prog("inlined", src, path, sizeof(path))))
 		return;
 	pc = types_prog_mem_insn(path, "update_tg", 0);
 	CHECK(pc != 0);
@@ -352,21 +363,13 @@ static void test_heap_insn_container(void)
 		"  return tp->snd_una; }\n"
 		"__attribute__((noinline)) long bare(struct sock *sk) { return ((long *)sk)[9]; }\n"
 		"int main(void) { static struct tcp_sock t; return (int)(ack(&t.inet.sk) + bare(&t.inet.sk)); }\n";
-	struct types_db *db = NULL;
+	struct types_db *db;
 	struct insn_decoder *dec;
-	struct c2c_error err = { 0 };
 	struct types_attr a;
-	char path[512], cmd[2000], tbuf[64];
+	char path[512], tbuf[64];
 	uint64_t pc;
 
-	snprintf(path, sizeof(path), "%s/container", test_tmpdir());
-	snprintf(cmd, sizeof(cmd), "printf '%s' | cc -x c -g -O2 -o '%s' - 2>/dev/null", src, path);
-	if (system(cmd) != 0) {
-		test_skip("cannot build a program with cc -g -O2");
-		return;
-	}
-	CHECK(types_open_dwarf(&db, path, NULL, &err) == 0);
-	if (!db)
+	if (!(db = build_o2_prog("container", src, path, sizeof(path))))
 		return;
 	CHECK(insn_decoder_new(&dec, insn_arch_from_elf(types_machine(db)), NULL) == 0);
 	pc = types_prog_mem_insn(path, "ack", 0);
