@@ -3,6 +3,7 @@
  * with pahole's rules (dwarves_fprintf.c, class__find_holes() in
  * dwarves.c) so that the two can be compared line by line. */
 #include "collector/layout/layout_pahole.h"
+#include "collector/layout/layout_priv.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -371,15 +372,14 @@ static int ph_aggregate(struct ph_ctx *c, uint32_t sid, uint64_t base, uint32_t 
 int layout_pahole_build(struct layout_pahole *out, struct types_db *db, uint32_t type,
 			unsigned line_size, struct c2c_error *err)
 {
-	uint32_t sid = types_strip(db, type);
-	const struct types_type *t = types_get(db, sid);
+	uint32_t sid;
+	const struct types_type *t;
 	struct ph_ctx c = { .p = out, .db = db, .err = err };
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if (!t || (t->kind != TYPES_STRUCT && t->kind != TYPES_UNION) || t->declaration)
-		return c2c_error_set(err, -EINVAL, "type %u is not a struct or union with a body",
-				     type);
+	if (!(t = layout_aggregate(db, type, &sid, err)))
+		return -EINVAL;
 	out->line_size = line_size ? line_size : 64;
 	out->size = t->size;
 	out->is_union = t->kind == TYPES_UNION;

@@ -18,6 +18,11 @@ static inline int64_t layout_agent(int32_t tid, int32_t cpu)
 /* layout_parts.c: (re)splits every leaf row at the line boundaries of the
  * layout's base_misalign (parts owned by the row), finds the part holding
  * an offset of the row, adds an access to a part. */
+/* The struct or union with a body that type is (typedefs and qualifiers
+ * followed) and its id in *sid, or NULL with -EINVAL in err: what a layout
+ * is built from (layout_rows.c, layout_pahole.c). */
+const struct types_type *layout_aggregate(struct types_db *db, uint32_t type, uint32_t *sid,
+					  struct c2c_error *err);
 int layout_parts_build(struct layout *l);
 void layout_parts_free(struct layout_row *r);
 struct layout_part *layout_part_at(struct layout_row *r, uint64_t offset);

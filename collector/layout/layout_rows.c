@@ -134,18 +134,29 @@ static void compute_lines(struct layout *l)
 	}
 }
 
+const struct types_type *layout_aggregate(struct types_db *db, uint32_t type, uint32_t *sid,
+					  struct c2c_error *err)
+{
+	const struct types_type *t = types_get(db, *sid = types_strip(db, type));
+
+	if (!t || (t->kind != TYPES_STRUCT && t->kind != TYPES_UNION) || t->declaration) {
+		c2c_error_set(err, -EINVAL, "type %u is not a struct or union with a body", type);
+		return NULL;
+	}
+	return t;
+}
+
 int layout_build(struct layout *out, struct types_db *db, uint32_t type, unsigned line_size,
 		 struct c2c_error *err)
 {
-	uint32_t sid = types_strip(db, type);
-	const struct types_type *t = types_get(db, sid);
+	uint32_t sid;
+	const struct types_type *t;
 	struct build_ctx c = { .l = out, .db = db, .err = err };
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if (!t || (t->kind != TYPES_STRUCT && t->kind != TYPES_UNION) || t->declaration)
-		return c2c_error_set(err, -EINVAL, "type %u is not a struct or union with a body",
-				     type);
+	if (!(t = layout_aggregate(db, type, &sid, err)))
+		return -EINVAL;
 	out->line_size = line_size ? line_size : 64;
 	out->size = t->size;
 	out->align = t->align;

@@ -71,6 +71,17 @@ if [ -n "$got" ] && [ "$of" = "$n" ] && [ $((got * 100)) -ge $((MIN_SHARE * of))
 else
   nok "$T: kernel heap samples attributed to a member" "'$line' (want $n samples, at least $MIN_SHARE%)"
 fi
+# the unresolved ones: their count, and the reasons grouped with their
+# numbers (addresses, offsets) written N
+total=$(awk '/^Kernel samples:/ { sub(",", "", $3); print $3 }' types.txt)
+att=$(awk '/^Kernel samples:/ { print $5 }' types.txt)
+if [ -n "$total" ] && [ -n "$att" ] &&
+   grep -q "^Kernel samples unresolved: $((total - att)); most often: [0-9]* [^;]* at N " types.txt &&
+   ! grep "^Kernel samples unresolved:" types.txt | grep -q ' at 0x'; then
+  ok "$T: unresolved: $((total - att)), the reasons grouped with numbers as N"
+else
+  nok "$T: unresolved count and grouped reasons" "$(grep '^Kernel samples' types.txt | tr '\n' '|')"
+fi
 missing=""
 for t in "struct cfs_rq" "struct sched_entity" "struct rq" "struct tcp_sock" "struct sk_buff"; do
   grep -q "^$t  " types.txt || missing="$missing '$t'"
