@@ -63,6 +63,10 @@ bool store_cancelled(struct store *st);
 int store_sqlerr(struct store *st, struct c2c_error *err, const char *what);
 /* Runs SQL with no result rows. */
 int store_exec(struct store *st, const char *sql, struct c2c_error *err);
+/* store_exec for statements SQLite runs without its busy handler (a
+ * journal-mode change needs the file to itself and gives up at once when
+ * a reader is looking): retried for up to wait_ms while it says busy. */
+int store_exec_wait(struct store *st, const char *sql, int wait_ms, struct c2c_error *err);
 /* Prepares SQL (persistent for cached statements). */
 int store_prepare(struct store *st, sqlite3_stmt **stmt, const char *sql, struct c2c_error *err);
 /* Steps a statement that returns no rows and resets it (and clears its

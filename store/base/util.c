@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 
 #define HUGE_PAGE ((size_t)2 << 20)
 
@@ -48,6 +49,20 @@ int store_exec(struct store *st, const char *sql, struct c2c_error *err)
 		return code;
 	}
 	return 0;
+}
+
+int store_exec_wait(struct store *st, const char *sql, int wait_ms, struct c2c_error *err)
+{
+	const struct timespec pause = { 0, 5 * 1000 * 1000 };
+
+	for (int waited = 0; waited < wait_ms; waited += 5) {
+		if (sqlite3_exec(st->db, sql, NULL, NULL, NULL) == SQLITE_OK)
+			return 0;
+		if ((sqlite3_errcode(st->db) & 0xff) != SQLITE_BUSY)
+			break;
+		nanosleep(&pause, NULL);
+	}
+	return store_exec(st, sql, err);  /* the last try says what went wrong */
 }
 
 int store_prepare(struct store *st, sqlite3_stmt **stmt, const char *sql, struct c2c_error *err)

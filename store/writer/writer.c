@@ -506,11 +506,13 @@ int store_set_bulk_load(struct store *st, bool on, struct c2c_error *err)
 	/* The file is held exclusively while bulk loading: in rollback-journal
 	 * mode a reader's shared lock can make a cache spill or a commit give
 	 * up (SQLITE_BUSY) and lose the import; a reader now waits, then says
-	 * "database is locked", and the import goes on. */
-	if ((r = store_exec(st, on ? "PRAGMA journal_mode = TRUNCATE; PRAGMA locking_mode = EXCLUSIVE;"
+	 * "database is locked", and the import goes on. Leaving WAL needs the
+	 * file to itself and does not wait for a reader that has just opened
+	 * it (a second import checking the name): waited for here. */
+	if ((r = store_exec_wait(st, on ? "PRAGMA journal_mode = TRUNCATE; PRAGMA locking_mode = EXCLUSIVE;"
 				     " PRAGMA cache_size = -8192; PRAGMA synchronous = OFF;"
 				   : "PRAGMA locking_mode = NORMAL; PRAGMA journal_mode = WAL;"
-				     " PRAGMA cache_size = -32768; PRAGMA synchronous = NORMAL;", err)) < 0)
+				     " PRAGMA cache_size = -32768; PRAGMA synchronous = NORMAL;", 5000, err)) < 0)
 		return r;
 	st->writer->bulk = on;
 	return 0;
