@@ -25,6 +25,7 @@ struct store {
 	uint32_t line_size;          /* cache line size of the session */
 	uint32_t verdict_min_evidence; /* typeinfo_set_min_evidence(), when verdict_min_set */
 	bool verdict_min_set;
+	bool sample_blocks;          /* samples are column blocks (schema 2), not rows */
 	bool time_blocks;            /* the session keeps sample_time_blocks
 	                                (store/writer/time_blocks.c turns it off) */
 	uint64_t generation;         /* bumped at every commit: invalidates query caches */

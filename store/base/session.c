@@ -7,6 +7,7 @@
 #include "store/query/query.h"
 #include "store/writer/writer.h"
 #include "store/base/session_files.h"
+#include "store/base/sample_vtab.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,34 +21,68 @@
 
 #define STORE_MARKER_FORMAT "c2ctui session"
 
-static const char base_schema[] =
-	"CREATE TABLE c2ctui_session (id INTEGER PRIMARY KEY CHECK (id = 1), format TEXT NOT NULL,"
-	" schema_version INTEGER NOT NULL, created_at INTEGER NOT NULL, program TEXT);"
-	"CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;"
-	"CREATE TABLE events (idx INTEGER PRIMARY KEY, name TEXT NOT NULL, attr_type INTEGER, config INTEGER,"
-	" sample_type INTEGER, sample_period INTEGER, freq INTEGER);"
-	"CREATE TABLE cpus (cpu INTEGER PRIMARY KEY, core INTEGER, socket INTEGER, node INTEGER);"
-	"CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;"
-	"CREATE TABLE comms (id INTEGER PRIMARY KEY, time INTEGER, pid INTEGER, tid INTEGER, exec INTEGER,"
-	" comm TEXT);"
-	"CREATE TABLE tasks (id INTEGER PRIMARY KEY, time INTEGER, kind TEXT NOT NULL, pid INTEGER,"
-	" ppid INTEGER, tid INTEGER, ptid INTEGER);"
-	"CREATE TABLE maps (id INTEGER PRIMARY KEY, time INTEGER, pid INTEGER, tid INTEGER, start INTEGER,"
-	" len INTEGER, pgoff INTEGER, prot INTEGER, flags INTEGER, cpumode INTEGER, maj INTEGER, min INTEGER,"
-	" ino INTEGER, ino_generation INTEGER, build_id BLOB, filename TEXT);"
-	"CREATE TABLE sites (id INTEGER PRIMARY KEY, ip INTEGER NOT NULL, pid INTEGER NOT NULL,"
-	" cpumode INTEGER, function TEXT, offset INTEGER, dso TEXT, file TEXT, line INTEGER, rel_addr INTEGER);"
-	"CREATE INDEX sites_ip ON sites (ip);"
-	"CREATE TABLE dsyms (id INTEGER PRIMARY KEY, name TEXT NOT NULL, start INTEGER, size INTEGER,"
-	" pid INTEGER, dso TEXT);"
-	"CREATE TABLE callchains (id INTEGER PRIMARY KEY, sites BLOB NOT NULL);"
-	"CREATE TABLE samples (id INTEGER PRIMARY KEY, time INTEGER, event INTEGER, cpu INTEGER, node INTEGER,"
-	" pid INTEGER, tid INTEGER, cpumode INTEGER, ip INTEGER, site INTEGER, addr INTEGER, phys_addr INTEGER,"
-	" class_bits INTEGER, weight INTEGER, ins_lat INTEGER, data_src INTEGER,"
+#define BASE_SCHEMA \
+	"CREATE TABLE c2ctui_session (id INTEGER PRIMARY KEY CHECK (id = 1), format TEXT NOT NULL," \
+	" schema_version INTEGER NOT NULL, created_at INTEGER NOT NULL, program TEXT);" \
+	"CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;" \
+	"CREATE TABLE events (idx INTEGER PRIMARY KEY, name TEXT NOT NULL, attr_type INTEGER, config INTEGER," \
+	" sample_type INTEGER, sample_period INTEGER, freq INTEGER);" \
+	"CREATE TABLE cpus (cpu INTEGER PRIMARY KEY, core INTEGER, socket INTEGER, node INTEGER);" \
+	"CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;" \
+	"CREATE TABLE comms (id INTEGER PRIMARY KEY, time INTEGER, pid INTEGER, tid INTEGER, exec INTEGER," \
+	" comm TEXT);" \
+	"CREATE TABLE tasks (id INTEGER PRIMARY KEY, time INTEGER, kind TEXT NOT NULL, pid INTEGER," \
+	" ppid INTEGER, tid INTEGER, ptid INTEGER);" \
+	"CREATE TABLE maps (id INTEGER PRIMARY KEY, time INTEGER, pid INTEGER, tid INTEGER, start INTEGER," \
+	" len INTEGER, pgoff INTEGER, prot INTEGER, flags INTEGER, cpumode INTEGER, maj INTEGER, min INTEGER," \
+	" ino INTEGER, ino_generation INTEGER, build_id BLOB, filename TEXT);" \
+	"CREATE TABLE sites (id INTEGER PRIMARY KEY, ip INTEGER NOT NULL, pid INTEGER NOT NULL," \
+	" cpumode INTEGER, function TEXT, offset INTEGER, dso TEXT, file TEXT, line INTEGER, rel_addr INTEGER);" \
+	"CREATE INDEX sites_ip ON sites (ip);" \
+	"CREATE TABLE dsyms (id INTEGER PRIMARY KEY, name TEXT NOT NULL, start INTEGER, size INTEGER," \
+	" pid INTEGER, dso TEXT);" \
+	"CREATE TABLE callchains (id INTEGER PRIMARY KEY, sites BLOB NOT NULL);" \
+	"CREATE TABLE lock_waits (id INTEGER PRIMARY KEY, time INTEGER, pid INTEGER, tid INTEGER, cpu INTEGER," \
+	" lock_addr INTEGER, line INTEGER, flags INTEGER, wait_ns INTEGER, site INTEGER, dsym INTEGER," \
+	" callchain INTEGER);"
+/* Sessions before schema version 2 kept one row a sample (still read). */
+#define SAMPLES_TABLE_SCHEMA \
+	"CREATE TABLE samples (id INTEGER PRIMARY KEY, time INTEGER, event INTEGER, cpu INTEGER, node INTEGER," \
+	" pid INTEGER, tid INTEGER, cpumode INTEGER, ip INTEGER, site INTEGER, addr INTEGER, phys_addr INTEGER," \
+	" class_bits INTEGER, weight INTEGER, ins_lat INTEGER, data_src INTEGER," \
 	" period INTEGER, dsym INTEGER, dsym_offset INTEGER, callchain INTEGER, raw BLOB, line_var INTEGER);"
-	"CREATE TABLE lock_waits (id INTEGER PRIMARY KEY, time INTEGER, pid INTEGER, tid INTEGER, cpu INTEGER,"
-	" lock_addr INTEGER, line INTEGER, flags INTEGER, wait_ns INTEGER, site INTEGER, dsym INTEGER,"
-	" callchain INTEGER);";
+/* Since version 2 samples are column blocks (store/base/sample_codec.c):
+ * ids first_id .. first_id + n - 1, their time range, read as the table
+ * samples (store/base/sample_vtab.c). */
+#define SAMPLE_BLOCKS_SCHEMA \
+	"CREATE TABLE sample_blocks (first_id INTEGER PRIMARY KEY, n INTEGER NOT NULL, tmin INTEGER," \
+	" tmax INTEGER, data BLOB NOT NULL);"
+
+/* What a new session is made of; what an opened one may hold. */
+static const char base_schema[] = BASE_SCHEMA SAMPLE_BLOCKS_SCHEMA;
+static const char known_schema[] = BASE_SCHEMA SAMPLES_TABLE_SCHEMA SAMPLE_BLOCKS_SCHEMA;
+
+/* Samples in blocks (schema 2) or in rows (a real samples table, which
+ * is also what every query then reads). */
+static int sample_format(struct store *st, struct c2c_error *err)
+{
+	sqlite3_stmt *s;
+	bool rows = false, blocks = false;
+
+	if (sqlite3_prepare_v2(st->db, "SELECT name FROM main.sqlite_schema WHERE type = 'table' AND name IN"
+			       " ('samples', 'sample_blocks')", -1, &s, NULL) != SQLITE_OK)
+		return store_sqlerr(st, err, "reading the schema");
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(s, 0);
+		if (name && !strcmp(name, "samples"))
+			rows = true;
+		else if (name)
+			blocks = true;
+	}
+	sqlite3_finalize(s);
+	st->sample_blocks = blocks && !rows;
+	return 0;
+}
 
 static int set_pragmas(struct store *st, struct c2c_error *err)
 {
@@ -188,6 +223,7 @@ int store_create(struct store **out, const char *path, struct c2c_error *err)
 		return c2c_error_set(err, -ENOMEM, "out of memory");
 	}
 	st->writable = true;
+	st->sample_blocks = true;
 	if (sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL)
 	    != SQLITE_OK) {
 		r = c2c_error_set(err, -EIO, "%s: cannot create: %s", path,
@@ -196,7 +232,7 @@ int store_create(struct store **out, const char *path, struct c2c_error *err)
 		unlink(path);
 		return r;
 	}
-	if (store_guard_connection(st->db, path, &st->interrupted) < 0) {
+	if (store_guard_connection(st->db, path, &st->interrupted) < 0 || store_sample_vtab_register(st->db) < 0) {
 		store_free(st);
 		unlink(path);
 		return c2c_error_set(err, -ENOMEM, "out of memory");
@@ -217,7 +253,7 @@ int store_create(struct store **out, const char *path, struct c2c_error *err)
 	    (r = store_time_blocks_create(st, err)) < 0 ||
 	    (r = store_exec(st, sql, err)) < 0 ||
 	    (r = write_writer_meta(st, err)) < 0 ||
-	    (r = store_exec(st, "PRAGMA user_version = " /* keep in step with STORE_SCHEMA_VERSION */ "1;", err)) < 0 ||
+	    (r = store_exec(st, "PRAGMA user_version = " /* keep in step with STORE_SCHEMA_VERSION */ "2;", err)) < 0 ||
 	    (r = store_exec(st, "COMMIT;", err)) < 0 ||
 	    (r = prepare_stmts(st, err)) < 0 ||
 	    (r = store_register_functions(st, err)) < 0) {
@@ -278,7 +314,7 @@ static int open_connection(struct store *st, const char *path, bool immutable, s
 		return c2c_error_set(err, -EIO, "%s: cannot open: %s", path,
 				     st->db ? sqlite3_errmsg(st->db) : "out of memory");
 	/* Before the first statement: the file may come from anyone. */
-	if (store_guard_connection(st->db, path, &st->interrupted) < 0)
+	if (store_guard_connection(st->db, path, &st->interrupted) < 0 || store_sample_vtab_register(st->db) < 0)
 		return c2c_error_set(err, -ENOMEM, "out of memory");
 	sqlite3_busy_timeout(st->db, 5000);
 	return 0;
@@ -531,7 +567,8 @@ int store_open(struct store **out, const char *path, unsigned flags, struct c2c_
 		return r;
 	}
 	/* After the version: a newer schema may differ, and says so above. */
-	if ((r = store_check_columns(st->db, path, base_schema, err)) < 0 ||
+	if ((r = store_check_columns(st->db, path, known_schema, err)) < 0 ||
+	    (r = sample_format(st, err)) < 0 ||
 	    (r = set_pragmas(st, err)) < 0 ||
 	    ((flags & STORE_OPEN_TEMP_FILES) && (r = store_exec(st, "PRAGMA temp_store = FILE;", err)) < 0) ||
 	    (r = prepare_stmts(st, err)) < 0 || (r = store_register_functions(st, err)) < 0 ||

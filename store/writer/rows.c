@@ -56,7 +56,7 @@ int store_write_chain(struct store *st, int64_t id, const int64_t *sites, uint32
 	return store_step_done(st, s, false, err, "writing a call chain");
 }
 
-void store_bind_sample_row(sqlite3_stmt *s, int first, const unsigned char *raw, const struct sample_row *row)
+void store_bind_sample_row(sqlite3_stmt *s, int first, const unsigned char *raw, const struct store_sample_rec *row)
 {
 	for (int c = 0; c < SAMPLE_COLS; c++) {
 		if (!(row->present & (1u << c)))
@@ -116,12 +116,15 @@ static sqlite3_stmt *batch_stmt_for(struct store *st, uint32_t present)
 	return st->writer->batch_stmt[i].s;
 }
 
-int store_insert_sample_batch(struct store *st, const struct sample_row *rows, const unsigned char *raw,
+int store_insert_sample_batch(struct store *st, const struct store_sample_rec *rows, const unsigned char *raw,
 			      struct c2c_error *err)
 {
 	uint32_t present = rows[0].present;
 	sqlite3_stmt *s;
 	unsigned i;
+
+	if (st->sample_blocks)
+		return store_blocks_append(st, rows, SAMPLE_BATCH, raw, err);
 
 	for (i = 1; i < SAMPLE_BATCH && rows[i].present == present; i++)
 		;

@@ -17,7 +17,7 @@
 #define SW_BATCHES 64                /* batches per block: one hand-over per 1024 rows */
 
 struct sw_batch {
-	struct sample_row rows[SW_BATCHES][SAMPLE_BATCH];
+	struct store_sample_rec rows[SW_BATCHES][SAMPLE_BATCH];
 	size_t nb;
 	unsigned char *raw;          /* the rows' raw payloads */
 	size_t raw_len, raw_cap;
@@ -77,7 +77,7 @@ int sample_worker_start(struct sample_worker **out, struct store *st)
 	return 0;
 }
 
-int sample_worker_queue(struct sample_worker *w, const struct sample_row *rows, const unsigned char *raw,
+int sample_worker_queue(struct sample_worker *w, const struct store_sample_rec *rows, const unsigned char *raw,
 			size_t raw_len)
 {
 	struct sw_batch *b = bq_current(w->q);

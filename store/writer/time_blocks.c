@@ -59,6 +59,13 @@ int store_time_blocks_start(struct store *st, struct c2c_error *err)
 
 	if (!st->time_blocks)
 		return 0;
+	if (st->sample_blocks) {
+		int64_t id = store_blocks_next_id(st, err);
+		if (id < 0)
+			return (int)id;
+		st->writer->tb.next_id = id;
+		return 0;
+	}
 	if ((r = store_prepare(st, &s, "SELECT COALESCE(MAX(id), 0) + 1 FROM main.samples", err)) < 0)
 		return r;
 	r = sqlite3_step(s);
@@ -116,11 +123,18 @@ int store_time_blocks_flush(struct store *st, struct c2c_error *err)
 	if (!st->time_blocks || (!tb->ndone && !tb->cur.used))
 		return 0;
 	/* The ids were counted, not read back: check the count. */
-	if ((r = store_prepare(st, &s, "SELECT COALESCE(MAX(id), 0) FROM main.samples", err)) < 0)
-		return r;
-	if (sqlite3_step(s) == SQLITE_ROW)
-		last = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
+	if (st->sample_blocks) {
+		last = store_blocks_next_id(st, err);
+		if (last < 0)
+			return (int)last;
+		last--;
+	} else {
+		if ((r = store_prepare(st, &s, "SELECT COALESCE(MAX(id), 0) FROM main.samples", err)) < 0)
+			return r;
+		if (sqlite3_step(s) == SQLITE_ROW)
+			last = sqlite3_column_int64(s, 0);
+		sqlite3_finalize(s);
+	}
 	if (last != tb->next_id - 1) {
 		st->time_blocks = false;
 		tb->ndone = 0;

@@ -60,6 +60,9 @@ int store_flush_samples(struct store *st, struct c2c_error *err)
 			r = c2c_error_set(err, -ENOMEM, "out of memory");
 	} else if (w->nrows == SAMPLE_BATCH) {
 		r = store_insert_sample_batch(st, w->rows, w->raw_buf, err);
+	} else if (w->nrows && st->sample_blocks) {
+		if ((r = store_sample_sync(st, err)) == 0)
+			r = store_blocks_append(st, w->rows, w->nrows, w->raw_buf, err);
 	} else if (w->nrows && (r = store_sample_sync(st, err)) == 0) {
 		sqlite3_stmt *s = w->stmt[STMT_SAMPLE];
 		for (unsigned i = 0; i < w->nrows && r == 0; i++) {
@@ -89,6 +92,7 @@ int store_commit(struct store *st, struct c2c_error *err)
 	if (agg_worker_drain(st->aggs->worker) < 0)
 		return c2c_error_set(err, -ENOMEM, "out of memory while aggregating samples");
 	if ((r = store_defer_flush(st, err)) < 0 || (r = store_flush_samples(st, err)) < 0 ||
+	    (st->sample_blocks && (r = store_blocks_flush(st, err)) < 0) ||
 	    (r = store_lock_events_flush(st, err)) < 0 ||
 	    (r = store_time_blocks_flush(st, err)) < 0 || (r = agg_flush(&st->aggs->agg, st, "main", err)) < 0 ||
 	    (r = store_write_counters(st, err)) < 0)

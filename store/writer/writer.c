@@ -309,7 +309,7 @@ int store_add_sample(struct store *st, const struct c2c_sample *smp, const struc
 		return c2c_error_set(err, line_var, "out of memory");
 
 	bool has_cpu = (smp->has & C2C_HAS_CPU) != 0;
-	struct sample_row *row = &w->rows[w->nrows];
+	struct store_sample_rec *row = &w->rows[w->nrows];
 	/* Absent values stay NULL: NULL tells "not recorded" from 0. */
 	row->present = 0;
 #define SET(i, val) do { row->v[i] = (int64_t)(val); row->present |= 1u << (i); } while (0)
@@ -563,6 +563,9 @@ int store_writer_prepare(struct store *st, struct c2c_error *err)
 	if (!st->writable)
 		return 0;
 	for (int i = 0; i < STMT__MAX; i++) {
+		/* a block session's samples table cannot be inserted into */
+		if (st->sample_blocks && (i == STMT_SAMPLE || i == STMT_SAMPLE_BATCH))
+			continue;
 		int r = store_prepare(st, &st->writer->stmt[i], i == STMT_SAMPLE_BATCH ? batch_sql : sql[i], err);
 		if (r < 0)
 			return r;
@@ -599,6 +602,7 @@ void store_writer_free(struct store *st)
 	agg_table_fini(&w->chains);
 	store_defer_free(st);
 	store_time_blocks_free(&w->tb);
+	store_blocks_free(&w->blocks);
 	free(w->dsym_start);
 	free(w->raw_buf);
 	free(w);

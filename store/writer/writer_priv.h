@@ -8,17 +8,27 @@
 #include "store/writer/writer.h"
 #include "store/base/hash.h"
 
-#define SAMPLE_BATCH 16
-#define SAMPLE_COLS 21               /* columns of samples an INSERT writes */
+#include "store/base/sample_codec.h"
 
-/* samples are inserted SAMPLE_BATCH rows per statement (a third less
- * SQLite work per row); rows wait in the writer until the batch is full
- * or the transaction commits. */
-struct sample_row {
-	int64_t v[SAMPLE_COLS];
-	uint32_t present;            /* bit i: v[i] bound (else NULL) */
-	uint32_t raw_len;
-	size_t raw_off;              /* in raw_buf */
+#define SAMPLE_BATCH 16
+#define SAMPLE_COLS STORE_SAMPLE_COLS /* columns of samples an INSERT writes */
+
+/* Samples are handed on SAMPLE_BATCH rows at a time (a row session:
+ * inserted by one statement, a third less SQLite work per row); rows
+ * wait in the writer until the batch is full or the transaction commits.
+ * raw_off: in the writer's raw_buf. */
+
+/* A block session's samples being gathered into a block
+ * (store/writer/sample_blocks.c). */
+struct store_block_acc {
+	bool started;                /* next_id read from the file */
+	int64_t next_id;             /* the id the next sample gets */
+	int64_t first_id;            /* of rows[0] */
+	struct store_sample_rec *rows;
+	size_t n, cap;
+	unsigned char *raw;
+	size_t raw_len, raw_cap;
+	sqlite3_stmt *insert;
 };
 
 enum store_stmt {
@@ -43,7 +53,7 @@ struct store_writer {
 	bool loaded;                 /* the intern maps and the session
 	                                aggregates hold what the file holds */
 	sqlite3_stmt *stmt[STMT__MAX];
-	struct sample_row rows[SAMPLE_BATCH];
+	struct store_sample_rec rows[SAMPLE_BATCH];
 	unsigned nrows;
 	/* Batch INSERTs that name only the columns a batch's rows all have
 	 * (the usual case: every row of a recording has the same fields);
@@ -56,6 +66,7 @@ struct store_writer {
 	size_t raw_len, raw_cap;
 	struct sample_worker *samplew; /* bulk loads: inserts the sample batches */
 	struct store_time_blocks tb;
+	struct store_block_acc blocks; /* block sessions (st->sample_blocks) */
 	struct store_defer *defer;   /* bulk loads: new sites, dsyms, chains to
 	                                write at the next commit (store/writer/defer.c) */
 	uint64_t pending;
@@ -88,10 +99,10 @@ int store_flush_samples(struct store *st, struct c2c_error *err);
 
 /* ---- rows (store/writer/rows.c) ----------------------------------------- */
 
-/* Their names, in the order of struct sample_row's values. */
+/* Their names, in the order of struct store_sample_rec's values. */
 extern const char *const store_sample_cols[SAMPLE_COLS];
 /* Binds row's SAMPLE_COLS values (absent ones NULL) from parameter first. */
-void store_bind_sample_row(sqlite3_stmt *s, int first, const unsigned char *raw, const struct sample_row *row);
+void store_bind_sample_row(sqlite3_stmt *s, int first, const unsigned char *raw, const struct store_sample_rec *row);
 /* Finalizes the batch statements (store_close, or before a schema change). */
 void store_batch_stmts_free(struct store *st);
 
@@ -127,13 +138,25 @@ int store_write_site(struct store *st, int64_t id, const struct store_site_info 
 int store_write_dsym(struct store *st, int64_t id, const struct store_dsym_info *di, struct c2c_error *err);
 int store_write_chain(struct store *st, int64_t id, const int64_t *sites, uint32_t n, struct c2c_error *err);
 
+/* ---- a block session's samples (store/writer/sample_blocks.c) ------------ */
+
+/* Appends n rows (payloads at raw + rows[i].raw_off, copied); full blocks
+ * are written. */
+int store_blocks_append(struct store *st, const struct store_sample_rec *rows, size_t n, const unsigned char *raw,
+			struct c2c_error *err);
+/* At a commit: writes the block being filled (kept for the next one). */
+int store_blocks_flush(struct store *st, struct c2c_error *err);
+/* The id the next sample gets (reads the file the first time); < 0: error. */
+int64_t store_blocks_next_id(struct store *st, struct c2c_error *err);
+void store_blocks_free(struct store_block_acc *b);
+
 /* ---- the samples table's thread for bulk loads (store/writer/sample_thread.c) */
 
 struct sample_worker;
 int sample_worker_start(struct sample_worker **w, struct store *st);
 /* Queues one full batch (SAMPLE_BATCH rows; raw: their payloads, copied).
  * Waits while the queue is full. */
-int sample_worker_queue(struct sample_worker *w, const struct sample_row *rows, const unsigned char *raw,
+int sample_worker_queue(struct sample_worker *w, const struct store_sample_rec *rows, const unsigned char *raw,
 			size_t raw_len);
 /* Waits until every queued batch is in the table; returns (and clears) the
  * first insert failure, with its message in err. w may be NULL. */
@@ -143,7 +166,7 @@ void sample_worker_stop(struct sample_worker *w);
  * while a bulk load may have batches in flight. */
 int store_sample_sync(struct store *st, struct c2c_error *err);
 /* Inserts one full batch (store/writer/rows.c; the sample thread calls it). */
-int store_insert_sample_batch(struct store *st, const struct sample_row *rows, const unsigned char *raw,
+int store_insert_sample_batch(struct store *st, const struct store_sample_rec *rows, const unsigned char *raw,
 			      struct c2c_error *err);
 
 #endif /* C2C_STORE_WRITER_PRIV_H */

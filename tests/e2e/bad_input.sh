@@ -86,10 +86,10 @@ expect truncated_header "$E2E_TMP/shorthdr.data"
 head -c $((data_off + data_size / 2 + 3)) "$good" >"$E2E_TMP/trunc.data"
 expect truncated_data "$E2E_TMP/trunc.data" valid
 if [ $have_sqlite = 1 ] && [ -f "$E2E_TMP/truncated_data.db" ]; then
-  n=$(sqlite3 "$E2E_TMP/truncated_data.db" "SELECT COUNT(*) FROM samples")
+  n=$(session_sql "$E2E_TMP/truncated_data.db" "SELECT COUNT(*) FROM samples")
   d=$(sqlite3 "$E2E_TMP/truncated_data.db" "SELECT value FROM counters WHERE name = 'bytes_dropped'")
   "$C2CTUI" import -q "$good" -o "$E2E_TMP/full.db" 2>/dev/null
-  full=$(sqlite3 "$E2E_TMP/full.db" "SELECT COUNT(*) FROM samples")
+  full=$(session_sql "$E2E_TMP/full.db" "SELECT COUNT(*) FROM samples")
   if [ "$n" -gt 0 ] && [ "$n" -lt "$full" ]; then ok truncated_data_keeps_records
   else nok truncated_data_keeps_records "$n samples of $full"; fi
   if grep -q "dropped" "$E2E_TMP/err" || [ "${d:-0}" -gt 0 ]; then ok truncated_data_says_dropped

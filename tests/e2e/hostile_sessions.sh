@@ -26,24 +26,34 @@ variant() {
 }
 cp "$E2E_TMP/base.db" "$d/real.db"
 variant view_agg_line "DROP TABLE agg_line; CREATE VIEW agg_line AS SELECT * FROM agg_cpu;"
-variant recursive_view_samples "DROP TABLE samples; CREATE VIEW samples AS WITH RECURSIVE r(i) AS
+variant recursive_view_samples "CREATE VIEW samples AS WITH RECURSIVE r(i) AS
   (SELECT 1 UNION ALL SELECT i + 1 FROM r) SELECT i AS id, i AS time, 0 AS event, 0 AS cpu, 0 AS node,
   0 AS pid, 0 AS tid, 0 AS cpumode, 0 AS ip, 0 AS site, 0 AS addr, 0 AS phys_addr, 0 AS class_bits,
   0 AS weight, 0 AS ins_lat, 0 AS data_src, 1 AS period, 0 AS dsym, 0 AS dsym_offset, 0 AS callchain,
   NULL AS raw, 0 AS line_var FROM r;"
-variant trigger "CREATE TRIGGER t_meta AFTER INSERT ON meta BEGIN DELETE FROM samples; END;"
+variant trigger "CREATE TRIGGER t_meta AFTER INSERT ON meta BEGIN DELETE FROM sample_blocks; END;"
 if sqlite3 :memory: "CREATE VIRTUAL TABLE x USING fts5(a);" >/dev/null 2>&1; then
   variant virtual_table "CREATE VIRTUAL TABLE notes USING fts5(body);"
 else
   skip "$T: virtual table" "this sqlite3 has no fts5"
 fi
-variant generated_column "ALTER TABLE samples ADD COLUMN g INTEGER GENERATED ALWAYS AS (id * 2) VIRTUAL;"
+variant generated_column "ALTER TABLE sample_blocks ADD COLUMN g INTEGER GENERATED ALWAYS AS (first_id * 2) VIRTUAL;"
 variant missing_column "ALTER TABLE sites DROP COLUMN rel_addr;"
-variant wrong_type "ALTER TABLE samples RENAME COLUMN weight TO weight_old; ALTER TABLE samples ADD COLUMN weight TEXT;"
+variant wrong_type "ALTER TABLE sample_blocks RENAME COLUMN n TO n_old; ALTER TABLE sample_blocks ADD COLUMN n TEXT;"
+# a real samples table in a block session: rows are read from it (as in a
+# schema-1 session), with wrong columns refused
+variant samples_table_wrong_type "CREATE TABLE samples (id INTEGER PRIMARY KEY, time TEXT);"
 # harmless: values of the wrong type and huge ones (80 MB of text where a
 # function name goes, more than a session ever holds)
-variant wrong_values "UPDATE samples SET weight = 'heavy', cpu = x'00ff', addr = 1e300, pid = NULL;
+variant wrong_values "UPDATE sample_blocks SET n = 'heavy', tmin = x'00ff', tmax = 1e300 WHERE first_id = 1;
   UPDATE sites SET function = x'ff00fe', line = 'x';"
+# damaged sample blocks: garbage, a cut block, a wrong row count, blocks
+# overlapping, a block claiming 2^31 rows
+variant block_garbage "UPDATE sample_blocks SET data = randomblob(3000) WHERE first_id = 1;"
+variant block_cut "UPDATE sample_blocks SET data = substr(data, 1, length(data) / 2);"
+variant block_wrong_n "UPDATE sample_blocks SET n = n * 1000 + 7;"
+variant block_overlap "INSERT INTO sample_blocks SELECT first_id + 1, n, tmin, tmax, data FROM sample_blocks;"
+variant block_huge_header "UPDATE sample_blocks SET data = x'43325342010100000080ffffff7f' || data;"
 variant huge_text "UPDATE sites SET function = replace(hex(zeroblob(40000000)), '0', 'x') WHERE id = (SELECT min(id) FROM sites);"
 variant lock_contention_missing_column "ALTER TABLE lock_contention DROP COLUMN caller;"
 variant time_blocks_wrong_type "DROP TABLE sample_time_blocks; CREATE TABLE sample_time_blocks (block INTEGER PRIMARY KEY,
@@ -67,7 +77,8 @@ declare -A expect=(
   [generated_column]=refuse [missing_column]=refuse [wrong_type]=refuse [wrong_values]=either
   [huge_text]=either [user_version_newer]=refuse [user_version_bogus]=refuse [corrupt_page]=either
   [truncated]=either [lock_contention_missing_column]=refuse [time_blocks_wrong_type]=refuse
-  [type_attr_forged]=refuse
+  [type_attr_forged]=refuse [samples_table_wrong_type]=refuse [block_garbage]=either [block_cut]=either
+  [block_wrong_n]=either [block_overlap]=either [block_huge_header]=either
 )
 # diff attributes types (in memory): like every reader, it changes nothing.
 cmds=("report" "report --format json" "locks" "diff --no-attribute --format text" "diff --format text"

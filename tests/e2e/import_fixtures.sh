@@ -35,7 +35,7 @@ for name in amd-zen2-ibs-c2c intel-cml-c2c-stores intel-ivb-perf-mem-old-abi \
     continue
   fi
   if integrity "$db"; then ok "import_${name}_integrity"; else nok "import_${name}_integrity"; fi
-  n=$(q "$db" "SELECT COUNT(*) FROM samples")
+  n=$(session_sql "$db" "SELECT COUNT(*) FROM samples")
   c=$(q "$db" "SELECT value FROM counters WHERE name = 'samples'")
   a=$(q "$db" "SELECT SUM(nr_entries) FROM agg_cpu")
   if [ "$n" -gt 0 ] && [ "$n" = "$c" ] && [ "$n" = "$a" ]; then

@@ -30,7 +30,7 @@ for sig in INT TERM; do
     skip "import_sig$sig" "the import finished before the signal arrived"
     continue
   fi
-  n=$(sqlite3 "$db" 'SELECT COUNT(*) FROM samples' 2>/dev/null)
+  n=$(session_sql "$db" 'SELECT COUNT(*) FROM samples' 2>/dev/null)
   if [ $rc -ne 1 ]; then
     nok "import_sig$sig" "exit status $rc (killed instead of stopping cleanly?)"
   elif [ "$(grep -vc '^$' "$E2E_TMP/err")" -ne 1 ] || ! grep -q interrupted "$E2E_TMP/err"; then

@@ -10,6 +10,10 @@ trap 'rm -rf "$E2E_TMP"' EXIT
 ok()   { echo "ok - $1"; }
 nok()  { echo "not ok - $1${2:+: $2}"; }
 skip() { echo "skip - $1: $2"; }
+# session_sql S.db SQL: rows as sqlite3 prints them (values joined by |),
+# through `c2ctui sql`: since schema 2 the samples table is c2ctui's own
+# virtual table over sample_blocks, which the sqlite3 shell cannot read.
+session_sql() { "$C2CTUI" sql --no-header "$1" "$2" | tr ',' '|'; }
 # check NAME CMD...: ok when CMD exits 0
 check() { local n=$1; shift; if "$@"; then ok "$n"; else nok "$n" "command failed: $*"; fi; }
 

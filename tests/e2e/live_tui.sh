@@ -39,7 +39,7 @@ tmux capture-pane -t "$sess" -p -J > "$E2E_TMP/live.out"
 grep -q "session kept in $db" "$E2E_TMP/live.out" && ok "live_prints_session_name" || nok "live_prints_session_name" "$(grep . "$E2E_TMP/live.out" | tail -3)"
 [ -s "$db" ] && [ "$(sqlite3 -readonly "$db" 'PRAGMA integrity_check')" = ok ] && ok "live_session_valid" || nok "live_session_valid"
 [ "$(sqlite3 "$db" "select value from meta where key='finalized'")" = 1 ] && ok "live_session_finalized" || nok "live_session_finalized"
-n=$(sqlite3 "$db" 'select count(*) from samples')
+n=$(session_sql "$db" 'select count(*) from samples')
 [ "${n:-0}" -ge "${s2:-1}" ] && ok "live_session_holds_what_was_shown ($n)" || nok "live_session_holds_what_was_shown" "$n < $s2"
 # q ended the command too.
 pgrep -f "$W -m pipe -t 3 -d 30" >/dev/null && nok "live_quit_stops_command" || ok "live_quit_stops_command"

@@ -56,7 +56,7 @@ cmp_q() { # NAME SQL: the same rows from both sessions
     skip "$1" "a recorder lost events (c2ctui $lost_live, perf $lost_imp): exact counts not comparable"
     return
   fi
-  a=$(q "$live" "$2"); b=$(q "$imp" "$2")
+  a=$(${S:-q} "$live" "$2"); b=$(${S:-q} "$imp" "$2")
   if [ -n "$a" ] && [ "$a" = "$b" ]; then
     ok "$1 ($(wc -l <<<"$a") rows)"
   else
@@ -64,7 +64,7 @@ cmp_q() { # NAME SQL: the same rows from both sessions
     diff <(echo "$a") <(echo "$b") | head -10 | sed 's/^/# /'
   fi
 }
-cmp_q ${T}_samples_per_event \
+S=session_sql cmp_q ${T}_samples_per_event \
   "select e.name, count(*) from samples s join events e on e.idx=s.event where s.pid=$P and e.name like 'lock:%' group by 1 order by 1"
 # near_q NAME SQL: the same rows, numbers allowed to differ by 2 or 0.1%.
 # Both recorders stamp a record before the kernel commits it to its ring,
@@ -79,7 +79,7 @@ near_q() {
     skip "$1" "a recorder lost events (c2ctui $lost_live, perf $lost_imp): exact counts not comparable"
     return
   fi
-  a=$(q "$live" "$2"); b=$(q "$imp" "$2")
+  a=$(${S:-q} "$live" "$2"); b=$(${S:-q} "$imp" "$2")
   if [ -n "$a" ] && python3 - "$a" "$b" <<'PY'
 import sys
 a, b = (x.splitlines() for x in sys.argv[1:3])

@@ -88,8 +88,8 @@ read -r pb pe pp < <(awk -v P="$wpid" '
     if (ev ~ /begin/) { nb++; if (pend[tid] != "" && pend[tid] == addr) next; pend[tid] = addr }
     else if (ev ~ /end/) { ne++; if (pend[tid] != "" && pend[tid] == addr) { np++; pend[tid] = "" } }
   } END { print nb + 0, ne + 0, np + 0 }' "$E2E_TMP/script.txt")
-cb=$(q "$pdb" "select count(*) from samples s join events e on e.idx=s.event where e.name='lock:contention_begin' and s.pid=$wpid")
-ce=$(q "$pdb" "select count(*) from samples s join events e on e.idx=s.event where e.name='lock:contention_end' and s.pid=$wpid")
+cb=$(session_sql "$pdb" "select count(*) from samples s join events e on e.idx=s.event where e.name='lock:contention_begin' and s.pid=$wpid")
+ce=$(session_sql "$pdb" "select count(*) from samples s join events e on e.idx=s.event where e.name='lock:contention_end' and s.pid=$wpid")
 cp=$(q "$pdb" "select count(*) from lock_waits where pid=$wpid")
 # A recorder that lost events (ring buffer overrun on a slow or loaded
 # machine, or c2ctui's queue full) cannot match the other's counts.
@@ -112,7 +112,7 @@ if [ "$pp" -gt 0 ] && within "$pp" "$cp"; then ok "record_vs_perf_pairs"; else n
 awk -v P="$wpid" '{ split($1, a, "/"); if (a[1] != P) next; t = $2; sub(/:$/, "", t); sub(/\./, "", t);
   ev = ""; for (i = 2; i <= NF; i++) if ($i ~ /^lock:contention_/) { ev = $i; sub(/:$/, "", ev) }
   print a[2], ev, t }' "$E2E_TMP/script.txt" | sort -k1,1n -k2,2 -k3,3n >"$E2E_TMP/perf.keys"
-q "$pdb" "select s.tid, e.name, s.time from samples s join events e on e.idx=s.event where s.pid=$wpid and e.name like 'lock:%'" |
+session_sql "$pdb" "select s.tid, e.name, s.time from samples s join events e on e.idx=s.event where s.pid=$wpid and e.name like 'lock:%'" |
   tr '|' ' ' | sort -k1,1n -k2,2 -k3,3n >"$E2E_TMP/c2c.keys"
 same=$(awk 'NR == FNR { k = $1 " " $2; n[k]++; t[k, n[k]] = $3; next }
   { k = $1 " " $2; m[k]++; if ((k, m[k]) in t) { d = $3 - t[k, m[k]]; if (d < 0) d = -d; if (d < 100000) s++ } }

@@ -23,7 +23,7 @@ for sig in TERM HUP; do
   # ... and collects once its events are open: wait for committed samples
   # (a loaded machine takes seconds to set the tracepoints up)
   for _ in $(seq 1 75); do
-    c=$(sqlite3 -readonly "$db" 'select count(*) from samples' 2>/dev/null)
+    c=$(session_sql "$db" 'select count(*) from samples' 2>/dev/null)
     [[ "$c" =~ ^[0-9]+$ ]] && [ "$c" -gt 0 ] && break
     sleep 0.2
   done
@@ -50,7 +50,7 @@ for delay in 0.05 0.3 1 2.5; do
   sleep "$delay"
   # Read-only: a plain open would create the file if it is not there yet.
   before=0
-  [ -f "$db" ] && before=$(sqlite3 -readonly "$db" 'select count(*) from samples' 2>/dev/null)
+  [ -f "$db" ] && before=$(session_sql "$db" 'select count(*) from samples' 2>/dev/null)
   [[ "$before" =~ ^[0-9]+$ ]] || before=0
   kill -KILL $pid
   wait $pid 2>/dev/null

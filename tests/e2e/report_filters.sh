@@ -41,12 +41,12 @@ same() {
 for sc in mixed false-sharing classes bench; do
   "$GEN" --scenario $sc --samples 20000 -o $sc.data >/dev/null 2>&1 &&
     "$C2CTUI" import -q $sc.data -o $sc.db || { nok "$T: $sc setup" "c2c-gen or import failed"; continue; }
-  cpus=$(sqlite3 -readonly $sc.db "SELECT cpu FROM samples WHERE cpu IS NOT NULL GROUP BY cpu ORDER BY COUNT(*) DESC LIMIT 3" | tr '\n' ' ')
+  cpus=$(session_sql $sc.db "SELECT cpu FROM samples WHERE cpu IS NOT NULL GROUP BY cpu ORDER BY COUNT(*) DESC LIMIT 3" | tr '\n' ' ')
   read -r c1 c2 c3 <<<"$cpus"
-  pid=$(sqlite3 -readonly $sc.db "SELECT pid FROM samples GROUP BY pid ORDER BY COUNT(*) LIMIT 1")
-  tids=$(sqlite3 -readonly $sc.db "SELECT tid FROM samples GROUP BY tid ORDER BY COUNT(*) DESC LIMIT 2" | paste -sd,)
-  node=$(sqlite3 -readonly $sc.db "SELECT node FROM cpus WHERE node >= 0 GROUP BY node ORDER BY node DESC LIMIT 1")
-  node_cpus=$(sqlite3 -readonly $sc.db "SELECT group_concat(cpu) FROM cpus WHERE node = ${node:--1}")
+  pid=$(session_sql $sc.db "SELECT pid FROM samples GROUP BY pid ORDER BY COUNT(*) LIMIT 1")
+  tids=$(session_sql $sc.db "SELECT tid FROM samples GROUP BY tid ORDER BY COUNT(*) DESC LIMIT 2" | paste -sd,)
+  node=$(session_sql $sc.db "SELECT node FROM cpus WHERE node >= 0 GROUP BY node ORDER BY node DESC LIMIT 1")
+  node_cpus=$(session_sql $sc.db "SELECT group_concat(cpu) FROM cpus WHERE node = ${node:--1}")
 
   python3 "$FILTER" $sc.data one.data --cpu "$c1" && same "$sc --cpu $c1" $sc.db one.data --cpu "$c1"
   python3 "$FILTER" $sc.data list.data --cpu "$c1,$c2-$c2,$c3" &&
@@ -64,7 +64,7 @@ for f in "$C2C_FIXTURES"/real/*.data; do
   n=$(basename "$f" .data)
   rm -f fx.db
   "$C2CTUI" import -q "$f" -o fx.db 2>/dev/null || { nok "$T: $n setup" "import failed"; continue; }
-  c1=$(sqlite3 -readonly fx.db "SELECT cpu FROM samples WHERE cpu IS NOT NULL GROUP BY cpu ORDER BY COUNT(*) DESC LIMIT 1")
+  c1=$(session_sql fx.db "SELECT cpu FROM samples WHERE cpu IS NOT NULL GROUP BY cpu ORDER BY COUNT(*) DESC LIMIT 1")
   [ -n "$c1" ] || { skip "$T: $n" "no CPU in its samples"; continue; }
   python3 "$FILTER" "$f" fx1.data --cpu "$c1"
   case $? in

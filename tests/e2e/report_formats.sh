@@ -39,7 +39,7 @@ r "$db" --format json --abs-time --time ,0.000000001 >"$E2E_TMP/none.json"
 # --time is relative to the first sample (as the explorer shows it); the
 # same window in perf clock seconds with --abs-time gives the same report
 if command -v sqlite3 >/dev/null; then
-  read -r t0 t1 < <(sqlite3 -readonly -separator ' ' "$db" "SELECT MIN(time), MAX(time) FROM samples WHERE time > 0")
+  read -r t0 t1 < <(session_sql "$db" "SELECT MIN(time), MAX(time) FROM samples WHERE time > 0" | tr '|' ' ')
   half=$(( (t1 - t0) / 2 ))
   r "$db" --format json --time "0,$(printf '%d.%09d' $((half / 1000000000)) $((half % 1000000000)))" >"$E2E_TMP/rel.json"
   a0=$t0 a1=$((t0 + half))

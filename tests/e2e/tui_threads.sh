@@ -34,7 +34,7 @@ else
   LOADS="$(c 26) + $(c 27) + $(c 20) + $(c 25) + $(c 15) + $(c 16) + $(c 17) + $(c 18) + $(c 19)"
   LINES="COUNT(DISTINCT CASE WHEN (class_bits & 3) != 0 THEN ((addr & -64) | COALESCE(line_var, 0)) END)"
   recount() {  # recount KEY VALUE: the csv fields after the key columns
-    sqlite3 -csv m.db "SELECT SUM($HITM), SUM($LCL), SUM($RMT), SUM($LOADS), SUM($STORES),
+    "$C2CTUI" sql --no-header m.db "SELECT SUM($HITM), SUM($LCL), SUM($RMT), SUM($LOADS), SUM($STORES),
       SUM($LOADS) + SUM($STORES), $LINES, COUNT(DISTINCT cpu) FROM samples WHERE $1 = $2"
   }
   bad=0 n=0
@@ -51,7 +51,7 @@ else
   while IFS=, read -r pid comm threads rest; do
     want=$(recount pid "$pid")
     [ "$rest" = "$want" ] || { bad=1; echo "# pid $pid: report $rest, samples $want"; }
-    [ "$threads" = "$(sqlite3 m.db "SELECT COUNT(DISTINCT tid) FROM samples WHERE pid = $pid")" ] || bad=1
+    [ "$threads" = "$(session_sql m.db "SELECT COUNT(DISTINCT tid) FROM samples WHERE pid = $pid")" ] || bad=1
   done < <(tail -n +2 procs.csv)
   if [ $bad = 0 ]; then ok "$T: processes equal a recount from their samples"
   else nok "$T: processes equal a recount from their samples" "see above"; fi

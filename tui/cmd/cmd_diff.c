@@ -60,8 +60,12 @@ static int open_session(const char *path, bool attribute, const char *dbgdir, co
 		fprintf(stderr, "c2ctui diff: %s\n", err.msg);
 		return rc;
 	}
-	if (arc < 0)
+	/* said once when both sides are the same file */
+	static char said[sizeof(aerr.msg)];
+	if (arc < 0 && strcmp(said, aerr.msg) != 0) {
 		fprintf(stderr, "c2ctui diff: %s (continuing without types)\n", aerr.msg);
+		snprintf(said, sizeof(said), "%s", aerr.msg);
+	}
 	return 0;
 }
 
