@@ -5,9 +5,100 @@
  * store/query/query_state.c). */
 #include "store/filter/filter.h"
 #include "store/agg/agg.h"
+#include "store/base/sample_codec.h"
 
 #include <errno.h>
 #include <stdio.h>
+
+/* Whether a block session's sample r passes f, as the SQL of
+ * store_filter_sql would say (a NULL column matches no condition). */
+static bool sample_kept(const struct store_sample_rec *r, const struct store_filter *f)
+{
+#define HAS(c) ((r->present >> (c)) & 1u)
+	if (!f)
+		return true;
+	if (f->cpu >= 0 && (!HAS(2) || r->v[2] != f->cpu))
+		return false;
+	if (f->node >= 0 && (!HAS(3) || r->v[3] != f->node))
+		return false;
+	if (f->pid >= 0 && (!HAS(4) || r->v[4] != f->pid))
+		return false;
+	if (f->tid >= 0 && (!HAS(5) || r->v[5] != f->tid))
+		return false;
+	if (f->time_from && (!HAS(0) || r->v[0] < (int64_t)f->time_from))
+		return false;
+	if (f->time_to && (!HAS(0) || r->v[0] >= (int64_t)f->time_to))
+		return false;
+	if ((f->cpus.n && (!HAS(2) || !store_id_set_has(&f->cpus, r->v[2]))) ||
+	    (f->nodes.n && (!HAS(3) || !store_id_set_has(&f->nodes, r->v[3]))) ||
+	    (f->pids.n && (!HAS(4) || !store_id_set_has(&f->pids, r->v[4]))) ||
+	    (f->tids.n && (!HAS(5) || !store_id_set_has(&f->tids, r->v[5]))))
+		return false;
+	return true;
+#undef HAS
+}
+
+/* A block session's samples, decoded in C (no SQL row per sample): only
+ * the blocks a time window overlaps, only the columns aggregated. */
+static int add_blocks(struct agg *a, struct store *st, const struct store_filter *f, struct c2c_error *err)
+{
+	/* time, event, cpu, node, pid, tid, cpumode, ip, site, addr,
+	 * phys_addr, class_bits, weight, dsym, dsym_offset, line_var */
+	const uint32_t cols = 0x1fffu | (1u << 16) | (1u << 17) | (1u << 20);
+	const bool phys = f && f->phys_lines;
+	struct sample_block b = { 0 };
+	sqlite3_stmt *s;
+	int r, rc;
+
+	if ((r = store_prepare(st, &s, "SELECT first_id, data FROM main.sample_blocks WHERE (?1 = 0 OR tmax IS NULL"
+			       " OR tmax >= ?1) AND (?2 = 0 OR tmin IS NULL OR tmin < ?2) ORDER BY first_id", err)) < 0)
+		return r;
+	sqlite3_bind_int64(s, 1, f ? (sqlite3_int64)f->time_from : 0);
+	sqlite3_bind_int64(s, 2, f ? (sqlite3_int64)f->time_to : 0);
+	while (r == 0 && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const void *data = sqlite3_column_blob(s, 1);
+		const char *why = "not a block";
+		if (!data || sample_block_decode(data, (size_t)sqlite3_column_bytes(s, 1), cols, &b, &why) < 0) {
+			r = c2c_error_set(err, -EINVAL, "%s: damaged sample block (ids from %lld): %s", store_path(st),
+					  (long long)sqlite3_column_int64(s, 0), why);
+			break;
+		}
+		for (size_t i = 0; i < b.n && r == 0; i++) {
+			const struct store_sample_rec *x = &b.rows[i];
+			if (!sample_kept(x, f))
+				continue;
+#define V(c) ((x->present >> (c)) & 1u ? x->v[c] : 0)
+			uint64_t vaddr = (uint64_t)V(9);
+			struct agg_sample as = {
+				.time = (uint64_t)V(0),
+				.addr = phys ? (uint64_t)V(10) : vaddr,
+				.cpu = (x->present >> 2) & 1u ? (uint32_t)x->v[2] : UINT32_MAX,
+				.node = (int32_t)V(3),
+				.pid = (int32_t)V(4),
+				.tid = (int32_t)V(5),
+				.ip = (uint64_t)V(7),
+				.site = V(8),
+				.dsym = V(16),
+				.dsym_start = vaddr - (uint64_t)V(17),
+				.bits = (uint64_t)V(11),
+				.weight = (uint64_t)V(12),
+				.event = (uint32_t)V(1),
+				.vaddr = vaddr,
+				.phys = (uint64_t)V(10),
+				.cpumode = (uint8_t)(int)V(6),
+				.line_var = phys ? 0 : (uint8_t)(int)V(20),
+			};
+#undef V
+			if (agg_add_sample(a, &as) < 0)
+				r = c2c_error_set(err, -ENOMEM, "out of memory while aggregating samples");
+		}
+	}
+	if (r == 0 && rc != SQLITE_DONE)
+		r = store_sqlerr(st, err, "reading sample blocks");
+	sqlite3_finalize(s);
+	sample_block_free(&b);
+	return r;
+}
 
 int agg_rebuild(struct agg *a, struct store *st, const struct store_filter *f, bool keep_order,
 		struct c2c_error *err)
@@ -31,6 +122,11 @@ int agg_rebuild(struct agg *a, struct store *st, const struct store_filter *f, b
 			return r;
 		/* without it the timeline build scans the samples */
 		a->tl = tl_log_new();
+	}
+	if (st->sample_blocks) {
+		if ((r = add_blocks(a, st, f, err)) < 0)
+			return r;
+		goto locks;
 	}
 	if ((r = store_prepare(st, &s, sql, err)) < 0)
 		return r;
@@ -66,6 +162,7 @@ int agg_rebuild(struct agg *a, struct store *st, const struct store_filter *f, b
 	if (rc != SQLITE_DONE)
 		return store_sqlerr(st, err, "reading samples");
 
+locks:
 	store_filter_sql(st, f, where, sizeof(where), true);
 	snprintf(sql, sizeof(sql),
 		 "SELECT lock_addr, tid, site, w.dsym, flags, wait_ns, d.start FROM lock_waits w"

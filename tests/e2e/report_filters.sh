@@ -45,8 +45,8 @@ for sc in mixed false-sharing classes bench; do
   read -r c1 c2 c3 <<<"$cpus"
   pid=$(session_sql $sc.db "SELECT pid FROM samples GROUP BY pid ORDER BY COUNT(*) LIMIT 1")
   tids=$(session_sql $sc.db "SELECT tid FROM samples GROUP BY tid ORDER BY COUNT(*) DESC LIMIT 2" | paste -sd,)
-  node=$(session_sql $sc.db "SELECT node FROM cpus WHERE node >= 0 GROUP BY node ORDER BY node DESC LIMIT 1")
-  node_cpus=$(session_sql $sc.db "SELECT group_concat(cpu) FROM cpus WHERE node = ${node:--1}")
+  node=$(sqlite3 -readonly $sc.db "SELECT node FROM cpus WHERE node >= 0 GROUP BY node ORDER BY node DESC LIMIT 1")
+  node_cpus=$(sqlite3 -readonly $sc.db "SELECT group_concat(cpu) FROM cpus WHERE node = ${node:--1}")
 
   python3 "$FILTER" $sc.data one.data --cpu "$c1" && same "$sc --cpu $c1" $sc.db one.data --cpu "$c1"
   python3 "$FILTER" $sc.data list.data --cpu "$c1,$c2-$c2,$c3" &&
