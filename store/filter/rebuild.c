@@ -39,7 +39,9 @@ static bool sample_kept(const struct store_sample_rec *r, const struct store_fil
 }
 
 /* A block session's samples, decoded in C (no SQL row per sample): only
- * the blocks a time window overlaps, only the columns aggregated. */
+ * the blocks a time window overlaps, only the columns aggregated. The
+ * aggregation runs on its own thread (store/agg/agg_thread.c, as in an
+ * import) while this one decodes. */
 static int add_blocks(struct agg *a, struct store *st, const struct store_filter *f, struct c2c_error *err)
 {
 	/* time, event, cpu, node, pid, tid, cpumode, ip, site, addr,
@@ -47,12 +49,15 @@ static int add_blocks(struct agg *a, struct store *st, const struct store_filter
 	const uint32_t cols = 0x1fffu | (1u << 16) | (1u << 17) | (1u << 20);
 	const bool phys = f && f->phys_lines;
 	struct sample_block b = { 0 };
+	struct agg_worker *w = NULL;
 	sqlite3_stmt *s;
 	int r, rc;
 
 	if ((r = store_prepare(st, &s, "SELECT first_id, data FROM main.sample_blocks WHERE (?1 = 0 OR tmax IS NULL"
 			       " OR tmax >= ?1) AND (?2 = 0 OR tmin IS NULL OR tmin < ?2) ORDER BY first_id", err)) < 0)
 		return r;
+	if (agg_worker_start(&w, a) < 0)
+		w = NULL;  /* no thread: aggregate here */
 	sqlite3_bind_int64(s, 1, f ? (sqlite3_int64)f->time_from : 0);
 	sqlite3_bind_int64(s, 2, f ? (sqlite3_int64)f->time_to : 0);
 	while (r == 0 && (rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -89,7 +94,7 @@ static int add_blocks(struct agg *a, struct store *st, const struct store_filter
 				.line_var = phys ? 0 : (uint8_t)(int)V(20),
 			};
 #undef V
-			if (agg_add_sample(a, &as) < 0)
+			if ((w ? agg_worker_add_sample(w, &as) : agg_add_sample(a, &as)) < 0)
 				r = c2c_error_set(err, -ENOMEM, "out of memory while aggregating samples");
 		}
 	}
@@ -97,6 +102,9 @@ static int add_blocks(struct agg *a, struct store *st, const struct store_filter
 		r = store_sqlerr(st, err, "reading sample blocks");
 	sqlite3_finalize(s);
 	sample_block_free(&b);
+	if (agg_worker_drain(w) < 0 && r == 0)
+		r = c2c_error_set(err, -ENOMEM, "out of memory while aggregating samples");
+	agg_worker_stop(w);
 	return r;
 }
 

@@ -30,7 +30,7 @@ for sig in TERM HUP; do
   sleep 0.5
   kill -$sig $pid
   wait $pid; rc=$?
-  n=$(q "$db" 'select count(*) from samples')
+  n=$(session_sql "$db" 'select count(*) from samples')
   if [ $rc -eq 0 ] && [ "$(q "$db" 'PRAGMA integrity_check')" = ok ] &&
      [ "$(q "$db" "select value from meta where key='finalized'")" = 1 ] && [ "${n:-0}" -gt 0 ] &&
      grep -q "samples" "$E2E_TMP/$sig.out"; then
@@ -60,7 +60,7 @@ for delay in 0.05 0.3 1 2.5; do
     continue
   fi
   ic=$(q "$db" 'PRAGMA integrity_check')
-  after=$(q "$db" 'select count(*) from samples')
+  after=$(session_sql "$db" 'select count(*) from samples')
   if [ "$ic" = ok ] && [[ "$after" =~ ^[0-9]+$ ]] && [ "$after" -ge "$before" ]; then
     ok "record_sigkill_${delay}s (committed $before before the kill, $after after)"
   else

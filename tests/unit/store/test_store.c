@@ -723,7 +723,7 @@ fail:
 static void test_bulk_equals_plain(void)
 {
 	static const char *const q[] = {
-		"SELECT * FROM samples ORDER BY id", "SELECT * FROM sites ORDER BY id", "SELECT * FROM dsyms ORDER BY id",
+		"SELECT * FROM sample_blocks ORDER BY first_id", "SELECT * FROM sites ORDER BY id", "SELECT * FROM dsyms ORDER BY id",
 		"SELECT * FROM callchains ORDER BY id", "SELECT * FROM lock_waits ORDER BY id",
 		"SELECT * FROM agg_line", "SELECT * FROM agg_offset", "SELECT * FROM agg_pareto", "SELECT * FROM agg_cell",
 		"SELECT * FROM agg_line_cpu", "SELECT * FROM agg_line_node", "SELECT * FROM agg_lock",
