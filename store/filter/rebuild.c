@@ -64,7 +64,7 @@ static int add_blocks(struct agg *a, struct store *st, const struct store_filter
 		const void *data = sqlite3_column_blob(s, 1);
 		const char *why = "not a block";
 		if (!data || sample_block_decode(data, (size_t)sqlite3_column_bytes(s, 1), cols, &b, &why) < 0) {
-			r = c2c_error_set(err, -EINVAL, "%s: damaged sample block (ids from %lld): %s", store_path(st),
+			r = c2c_error_set(err, -EINVAL, "%s: damaged sample block (ids from %lld): %s", st->path,
 					  (long long)sqlite3_column_int64(s, 0), why);
 			break;
 		}
