@@ -63,6 +63,12 @@ static int add_blocks(struct agg *a, struct store *st, const struct store_filter
 	while (r == 0 && (rc = sqlite3_step(s)) == SQLITE_ROW) {
 		const void *data = sqlite3_column_blob(s, 1);
 		const char *why = "not a block";
+		/* a stop asked for (quit, a signal, a key) lands within a block,
+		 * as the progress handler makes it land within an SQL scan */
+		if (store_cancel_check(&st->interrupted)) {
+			r = c2c_error_set(err, -ECANCELED, "interrupted");
+			break;
+		}
 		if (!data || sample_block_decode(data, (size_t)sqlite3_column_bytes(s, 1), cols, &b, &why) < 0) {
 			r = c2c_error_set(err, -EINVAL, "%s: damaged sample block (ids from %lld): %s", st->path,
 					  (long long)sqlite3_column_int64(s, 0), why);
