@@ -1,11 +1,12 @@
 /* Column-wise block codec for sample rows (see sample_codec.h).
  *
- * Block format, version 1. Sessions store it: never change it; a new
- * layout takes a new version byte. All integers little-endian.
+ * Block format, version 2 (version 1 is version 2 without mode bit 5 and
+ * is still read). Sessions store it: never change it; a new layout takes a
+ * new version byte. All integers little-endian.
  *
  *   header (14 bytes)
  *     0  "C2SB"            magic
- *     4  u8  version       1
+ *     4  u8  version       2 (or 1)
  *     5  u8  flags         bit 0: the body is zstd-compressed; other bits 0
  *     6  u32 rows          1 .. SAMPLE_BLOCK_MAX_ROWS
  *    10  u32 body_len      uncompressed body length, <= SAMPLE_BLOCK_MAX_BODY
@@ -22,7 +23,11 @@
  *       of the body: the first starts at 168, each starts where the one
  *       before ends, the last ends at body_len, none is empty.
  *     section: u8 mode (bits 0-3; bit 4 PLAIN, integer columns with values
- *       only: values are zigzag(v) instead of deltas), then
+ *       only: values are zigzag(v) instead of deltas; bit 5 REL, version 2,
+ *       phys_addr and dsym_offset only, when every row that has the value
+ *       has an addr: the values coded are phys_addr - addr and
+ *       addr - dsym_offset, modulo 2^64, which repeat for a page and a
+ *       data symbol where the values themselves do not), then
  *       mode 0: nothing (every row NULL; the section is 1 byte)
  *       mode 1: every row present
  *       mode 2: a presence bitmap of (rows + 7) / 8 bytes (row i: byte i / 8,
@@ -55,7 +60,10 @@
 
 #define HDR_LEN 14
 #define DIR_LEN (STORE_SAMPLE_COLS * 8)
-#define FORMAT_VERSION 1
+#define FORMAT_VERSION 2
+#define REL_BASE 9         /* addr: what REL columns are relative to */
+#define REL_PHYS 10        /* phys_addr - addr */
+#define REL_DOFF 17        /* addr - dsym_offset */
 #define FLAG_ZSTD 1u
 #define VARINT_MAX 10
 #define ZSTD_LEVEL 1   /* level 3: ~3% smaller, ~20% slower to compress (test_sample_codec prints both) */
@@ -68,6 +76,7 @@
 #define MODE_BITMAP 2
 #define MODE_MASK 0x0fu
 #define MODE_PLAIN 0x10u   /* integer values without the delta */
+#define MODE_REL 0x20u     /* relative to addr (version 2: REL_PHYS, REL_DOFF) */
 
 static void put_u32(unsigned char *p, uint32_t x)
 {
@@ -203,13 +212,22 @@ static unsigned char *encode_column(const struct store_sample_rec *rows, size_t 
 			}
 		return p;
 	}
+	/* relative to addr when every row with a value has one */
+	bool rel = c == REL_PHYS || c == REL_DOFF;
+	for (size_t i = 0; rel && i < n; i++)
+		if ((rows[i].present & bit) && !(rows[i].present & (1u << REL_BASE)))
+			rel = false;
+	if (rel)
+		*mode_at |= MODE_REL;
+#define VALUE(r) (!rel ? (uint64_t)(r).v[c] : c == REL_PHYS ? (uint64_t)(r).v[c] - (uint64_t)(r).v[REL_BASE] \
+						     : (uint64_t)(r).v[REL_BASE] - (uint64_t)(r).v[c])
 	/* deltas only when their varints are a quarter shorter */
 	uint64_t prev = 0;
 	size_t dbytes = 0, pbytes = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (!(rows[i].present & bit))
 			continue;
-		uint64_t v = (uint64_t)rows[i].v[c];
+		uint64_t v = VALUE(rows[i]);
 		dbytes += varint_len(zigzag(v - prev));
 		pbytes += varint_len(zigzag(v));
 		prev = v;
@@ -221,10 +239,11 @@ static unsigned char *encode_column(const struct store_sample_rec *rows, size_t 
 	for (size_t i = 0; i < n; i++) {
 		if (!(rows[i].present & bit))
 			continue;
-		uint64_t v = (uint64_t)rows[i].v[c];
+		uint64_t v = VALUE(rows[i]);
 		p = put_varint(p, zigzag(v - prev));
 		prev = v & (0 - keep);
 	}
+#undef VALUE
 	return p;
 }
 
@@ -309,14 +328,16 @@ int sample_block_encode(const struct store_sample_rec *rows, size_t n, const uns
 }
 
 /* The header's row count, flags and body length; NULL or why not. */
-static const char *parse_header(const unsigned char *d, size_t len, size_t *n, unsigned *flags, size_t *body_len)
+static const char *parse_header(const unsigned char *d, size_t len, size_t *n, unsigned *flags, size_t *body_len,
+				unsigned *version)
 {
 	if (!d || len < HDR_LEN)
 		return "block truncated";
 	if (memcmp(d, "C2SB", 4) != 0)
 		return "bad magic";
-	if (d[4] != FORMAT_VERSION)
+	if (d[4] != 1 && d[4] != FORMAT_VERSION)
 		return "unsupported block version";
+	*version = d[4];
 	if (d[5] & ~FLAG_ZSTD)
 		return "unknown block flags";
 	*flags = d[5];
@@ -334,9 +355,9 @@ static const char *parse_header(const unsigned char *d, size_t len, size_t *n, u
 long sample_block_rows(const void *data, size_t len)
 {
 	size_t n, body_len;
-	unsigned flags;
+	unsigned flags, version;
 
-	if (parse_header(data, len, &n, &flags, &body_len))
+	if (parse_header(data, len, &n, &flags, &body_len, &version))
 		return -EINVAL;
 	return (long)n;
 }
@@ -364,7 +385,7 @@ static const char *section_presence(const unsigned char *s, size_t slen, size_t 
 
 	*mode = s[0] & MODE_MASK;
 	*bmp = NULL;
-	if ((s[0] & ~(MODE_MASK | MODE_PLAIN)) || ((s[0] & MODE_PLAIN) && *mode == MODE_NULL))
+	if ((s[0] & ~(MODE_MASK | MODE_PLAIN | MODE_REL)) || ((s[0] & (MODE_PLAIN | MODE_REL)) && *mode == MODE_NULL))
 		return "bad column mode";
 	switch (*mode) {
 	case MODE_NULL:
@@ -489,7 +510,7 @@ static const char *decode_raw_lengths(const unsigned char *s, size_t slen, size_
 	*paylen = 0;
 	if (why)
 		return why;
-	if (s[0] & MODE_PLAIN)
+	if (s[0] & (MODE_PLAIN | MODE_REL))
 		return "bad column mode";
 	if (mode == MODE_NULL)
 		return NULL;
@@ -512,6 +533,29 @@ static const char *decode_raw_lengths(const unsigned char *s, size_t slen, size_
 	return NULL;
 }
 
+/* The REL columns' values of rows [i0, i1) from their codes and addr;
+ * addr itself goes again when it was decoded only for them. */
+static const char *undo_rel(struct store_sample_rec *rows, size_t i0, size_t i1, uint32_t rel, uint32_t cols)
+{
+	const uint32_t base = 1u << REL_BASE, phys = 1u << REL_PHYS, doff = 1u << REL_DOFF;
+
+	for (size_t i = i0; i < i1; i++) {
+		struct store_sample_rec *r = &rows[i];
+		uint64_t a = (uint64_t)r->v[REL_BASE];
+		if ((r->present & rel) && !(r->present & base))
+			return "relative column without addr";
+		if ((rel & phys) && (r->present & phys))
+			r->v[REL_PHYS] = u2i((uint64_t)r->v[REL_PHYS] + a);
+		if ((rel & doff) && (r->present & doff))
+			r->v[REL_DOFF] = u2i(a - (uint64_t)r->v[REL_DOFF]);
+		if (!(cols & base)) {
+			r->present &= ~base;
+			r->v[REL_BASE] = 0;
+		}
+	}
+	return NULL;
+}
+
 static int decode_fail(struct sample_block *b, const char **why, const char *reason)
 {
 	b->n = 0;
@@ -526,15 +570,15 @@ int sample_block_decode(const void *data, size_t len, uint32_t cols, struct samp
 	const char *dummy, *r;
 	size_t n, body_len, off[STORE_SAMPLE_COLS], slen[STORE_SAMPLE_COLS], at = DIR_LEN, ncur = 0;
 	struct col_cursor cur[STORE_SAMPLE_COLS];
-	unsigned flags;
-	uint32_t all = 0;
+	unsigned flags, version;
+	uint32_t all = 0, rel = 0, want = cols;
 
 	if (!why)
 		why = &dummy;
 	*why = NULL;
 	b->n = 0;
 	b->raw_len = 0;
-	r = parse_header(d, len, &n, &flags, &body_len);
+	r = parse_header(d, len, &n, &flags, &body_len, &version);
 	if (r)
 		return decode_fail(b, why, r);
 	if (flags & FLAG_ZSTD) {
@@ -583,11 +627,21 @@ int sample_block_decode(const void *data, size_t len, uint32_t cols, struct samp
 	if (!rows)
 		return -ENOMEM;
 	b->rows = rows;
+	/* a wanted column relative to addr needs addr decoded too */
+	for (unsigned c = REL_PHYS; c <= REL_DOFF; c += REL_DOFF - REL_PHYS)
+		if ((cols & (1u << c)) && (body[off[c]] & MODE_REL)) {
+			if (version < 2)
+				return decode_fail(b, why, "bad column mode");
+			rel |= 1u << c;
+			want |= 1u << REL_BASE;
+		}
 	for (unsigned c = 0; c < STORE_SAMPLE_COLS; c++) {
 		struct col_cursor *k = &cur[ncur];
 		size_t npresent;
-		if (c == STORE_SAMPLE_RAW_COL || !(cols & (1u << c)))
+		if (c == STORE_SAMPLE_RAW_COL || !(want & (1u << c)))
 			continue;
+		if ((body[off[c]] & MODE_REL) && ((c != REL_PHYS && c != REL_DOFF) || version < 2))
+			return decode_fail(b, why, "bad column mode");
 		r = section_presence(body + off[c], slen[c], n, &k->mode, &k->bmp, &npresent, &k->p);
 		if (r)
 			return decode_fail(b, why, r);
@@ -613,6 +667,8 @@ int sample_block_decode(const void *data, size_t len, uint32_t cols, struct samp
 		if (all)
 			for (size_t i = i0; i < i1; i++)
 				b->rows[i].present |= all;
+		if (rel && (r = undo_rel(b->rows, i0, i1, rel, cols)))
+			return decode_fail(b, why, r);
 	}
 	for (size_t j = 0; j < ncur; j++)
 		if (cur[j].p != cur[j].e)

@@ -445,7 +445,7 @@ static void test_hostile(void)
 	buf[5] = 3;
 	CHECK(sample_block_decode(buf, blk_len, UINT32_MAX, &b, &why) == -EINVAL);
 	buf[5] = 1;
-	buf[4] = 2;
+	buf[4] = 3;
 	CHECK(sample_block_decode(buf, blk_len, UINT32_MAX, &b, &why) == -EINVAL);
 	CHECK(sample_block_rows(buf, blk_len) == -EINVAL);
 	/* a frame that is not the body: 1 MiB of zeros claiming to be one */
@@ -650,6 +650,97 @@ static struct store_sample_rec *gen_c2c(size_t n)
 	return rows;
 }
 
+/* Version 2: phys_addr and dsym_offset coded relative to addr when every
+ * row that has them has an addr; they round-trip, alone too (addr then
+ * decoded for them and dropped again), and cost less than their values. */
+static void test_relative(void)
+{
+	const size_t n = 2000;
+	struct store_sample_rec *rows = calloc(n, sizeof(*rows));
+	struct sample_block b = { 0 };
+	unsigned char *blk = NULL, *plain = NULL;
+	size_t blk_len = 0, plain_len = 0, rel_len;
+	const char *why = NULL;
+
+	CHECK(rows != NULL);
+	if (!rows)
+		return;
+	rng_seed(11);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t page = rng() % 40, off = rng() % 4096;
+		set(&rows[i], C_TIME, (int64_t)(1000000 + i * 977));
+		set(&rows[i], C_ADDR, (int64_t)(0x7f0000000000ull + page * 4096 + off));
+		if (i % 7)
+			set(&rows[i], C_PHYS, (int64_t)(0x100000000ull + (page * 37 % 40) * 4096 + off));
+		if (i % 5)
+			set(&rows[i], C_DSYM_OFF, (int64_t)(page * 4096 + off - (page % 3) * 4096));
+	}
+	CHECK(sample_block_encode(rows, n, NULL, &blk, &blk_len) == 0);
+	plain = plain_copy(blk, blk_len, &plain_len);
+	CHECK(plain && plain[4] == 2);
+	if (plain) {
+		size_t o10 = (size_t)plain[14 + 8 * C_PHYS] | (size_t)plain[15 + 8 * C_PHYS] << 8;
+		size_t o17 = (size_t)plain[14 + 8 * C_DSYM_OFF] | (size_t)plain[15 + 8 * C_DSYM_OFF] << 8;
+		CHECK(plain[14 + o10] & 0x20);
+		CHECK(plain[14 + o17] & 0x20);
+	}
+	static const uint32_t masks[] = { ALL_COLS, BIT(C_PHYS), BIT(C_DSYM_OFF), BIT(C_ADDR), BIT(C_PHYS) | BIT(C_TIME) };
+	for (size_t k = 0; k < sizeof(masks) / sizeof(masks[0]); k++) {
+		CHECK(sample_block_decode(blk, blk_len, masks[k], &b, &why) == 0);
+		CHECK(!rows_differ(rows, n, NULL, &b, masks[k]));
+	}
+	/* hostile: REL in a version-1 block, on another column */
+	if (plain) {
+		size_t o0 = (size_t)plain[14] | (size_t)plain[15] << 8;
+		plain[4] = 1;
+		CHECK(sample_block_decode(plain, plain_len, ALL_COLS, &b, &why) == -EINVAL);
+		CHECK_STR(why, "bad column mode");
+		plain[4] = 2;
+		CHECK(sample_block_decode(plain, plain_len, ALL_COLS, &b, &why) == 0);
+		plain[14 + o0] |= 0x20;
+		CHECK(sample_block_decode(plain, plain_len, ALL_COLS, &b, &why) == -EINVAL);
+		CHECK_STR(why, "bad column mode");
+	}
+	rel_len = blk_len;
+	free(blk);
+	free(plain);
+	/* one row with phys and no addr: plain values, still exact */
+	rows[3].present &= ~BIT(C_ADDR);
+	rows[3].v[C_ADDR] = 0;
+	CHECK(sample_block_encode(rows, n, NULL, &blk, &blk_len) == 0);
+	plain = plain_copy(blk, blk_len, &plain_len);
+	if (plain) {
+		size_t o10 = (size_t)plain[14 + 8 * C_PHYS] | (size_t)plain[15 + 8 * C_PHYS] << 8;
+		CHECK(!(plain[14 + o10] & 0x20));
+	}
+	CHECK(sample_block_decode(blk, blk_len, ALL_COLS, &b, &why) == 0);
+	CHECK(!rows_differ(rows, n, NULL, &b, ALL_COLS));
+	printf("# relative phys_addr, dsym_offset: %zu bytes; phys_addr as values: %zu\n", rel_len, blk_len);
+	CHECK(rel_len < blk_len);
+	/* hostile: REL without addr */
+	{
+		static const unsigned char addr_sec[] = { 0x02, 0x05, 0x02, 0x02 };   /* rows 0 and 2 */
+		static const unsigned char phys_sec[] = { 0x21, 0x00, 0x00, 0x00 };   /* every row, relative */
+		const unsigned char *sec[STORE_SAMPLE_COLS] = { 0 };
+		size_t seclen[STORE_SAMPLE_COLS] = { 0 };
+		unsigned char out[512];
+		sec[C_ADDR] = addr_sec;
+		seclen[C_ADDR] = sizeof(addr_sec);
+		sec[C_PHYS] = phys_sec;
+		seclen[C_PHYS] = sizeof(phys_sec);
+		size_t len = build_plain(out, 3, sec, seclen);
+		out[4] = 2;
+		CHECK(sample_block_decode(out, len, ALL_COLS, &b, &why) == -EINVAL);
+		CHECK_STR(why, "relative column without addr");
+		CHECK(sample_block_decode(out, len, BIT(C_PHYS), &b, &why) == -EINVAL);
+		CHECK(sample_block_decode(out, len, BIT(C_ADDR), &b, &why) == 0);
+	}
+	free(blk);
+	free(plain);
+	free(rows);
+	sample_block_free(&b);
+}
+
 static void test_compressed_size(void)
 {
 	const size_t n = 4096;
@@ -708,4 +799,4 @@ static void test_compressed_size(void)
 }
 
 TEST_MAIN(TEST_CASE(test_round_trip), TEST_CASE(test_extremes), TEST_CASE(test_partial_decode),
-	  TEST_CASE(test_hostile), TEST_CASE(test_compressed_size))
+	  TEST_CASE(test_hostile), TEST_CASE(test_relative), TEST_CASE(test_compressed_size))
