@@ -35,7 +35,7 @@
 #include "collector/base/sample.h"
 
 /* Schema version written to PRAGMA user_version (see docs/schema.md). */
-#define STORE_SCHEMA_VERSION 2
+#define STORE_SCHEMA_VERSION 3
 
 struct store;
 

@@ -26,6 +26,8 @@ struct store {
 	uint32_t verdict_min_evidence; /* typeinfo_set_min_evidence(), when verdict_min_set */
 	bool verdict_min_set;
 	bool sample_blocks;          /* samples are column blocks (schema 2), not rows */
+	bool sample_parts;           /* blocks hold one CPU's samples each (schema 3):
+	                                ids follow time only within a block */
 	bool time_blocks;            /* the session keeps sample_time_blocks
 	                                (store/writer/time_blocks.c turns it off) */
 	uint64_t generation;         /* bumped at every commit: invalidates query caches */

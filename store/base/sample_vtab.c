@@ -5,11 +5,15 @@
  * the blocks) shadows it: SQLite finds real tables first.
  *
  * Constraints on id (= rowid: =, <, <=, >, >=) pick the blocks read; an
- * ORDER BY id is free (blocks are read in id order). Only the columns a
+ * ORDER BY id is free (blocks are read in id order). In a schema-3
+ * session, where each CPU has its own blocks and ids follow time only
+ * within a block, an ORDER BY time (, id) is free too: the blocks are
+ * merged by time (store/base/sample_merge.c). Only the columns a
  * statement uses are decoded. The cursor keeps its last block, so a join
  * that looks samples up by id in order decodes each block once. */
 #include "store/base/sample_vtab.h"
 #include "store/base/sample_codec.h"
+#include "store/base/sample_merge.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -23,11 +27,21 @@
 #define IDX_EQ 1u
 #define IDX_LO 2u                     /* id >= argv (a > is turned into >= + 1) */
 #define IDX_HI 4u                     /* id <= argv */
-#define IDX_COLS_SHIFT 3
+#define IDX_TIME 8u                   /* blocks merged, in ORDER BY time, id */
+#define IDX_CPUS 16u                  /* block_cpus = argv */
+#define IDX_NODES 32u                 /* block_nodes = argv */
+#define IDX_T0 64u                    /* time >= argv */
+#define IDX_T0X 128u                  /* time > argv */
+#define IDX_T1 256u                   /* time < argv */
+#define IDX_T1E 512u                  /* time <= argv */
+#define IDX_COLS_SHIFT 10             /* 21 column bits: idxNum stays positive */
+#define COL_BLOCK_CPUS (VCOLS)        /* hidden hint columns after the sample columns */
+#define COL_BLOCK_NODES (VCOLS + 1)
 
 struct svtab {
 	sqlite3_vtab base;
 	sqlite3 *db;
+	int parts;                   /* -1 not yet known; 1: sample_block_index exists (schema 3) */
 };
 
 struct scursor {
@@ -41,6 +55,10 @@ struct scursor {
 	int64_t lo, hi;
 	uint32_t cols;
 	bool eof;
+	struct sample_merge *merge;  /* IDX_TIME: the rows in time order */
+	const struct store_sample_rec *mrow;
+	const unsigned char *mraw;
+	int64_t mid;
 };
 
 static int sv_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out, char **errmsg)
@@ -56,7 +74,8 @@ static int sv_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
 				  " node INTEGER, pid INTEGER, tid INTEGER, cpumode INTEGER, ip INTEGER, site INTEGER,"
 				  " addr INTEGER, phys_addr INTEGER, class_bits INTEGER, weight INTEGER, ins_lat INTEGER,"
 				  " data_src INTEGER, period INTEGER, dsym INTEGER, dsym_offset INTEGER,"
-				  " callchain INTEGER, raw BLOB, line_var INTEGER)");
+				  " callchain INTEGER, raw BLOB, line_var INTEGER,"
+				  " block_cpus INTEGER HIDDEN, block_nodes INTEGER HIDDEN)");
 	if (rc != SQLITE_OK)
 		return rc;
 	sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
@@ -65,6 +84,7 @@ static int sv_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
 		return SQLITE_NOMEM;
 	memset(t, 0, sizeof(*t));
 	t->db = db;
+	t->parts = -1;
 	*out = &t->base;
 	return SQLITE_OK;
 }
@@ -75,16 +95,55 @@ static int sv_disconnect(sqlite3_vtab *vt)
 	return SQLITE_OK;
 }
 
+/* Whether the session's blocks are per CPU (asked once: the schema of an
+ * open session does not change under it). */
+static bool has_parts(struct svtab *t)
+{
+	sqlite3_stmt *s;
+
+	if (t->parts < 0 && sqlite3_prepare_v2(t->db, "SELECT 1 FROM main.sqlite_schema WHERE type = 'table' AND"
+					       " name = 'sample_block_index'", -1, &s, NULL) == SQLITE_OK) {
+		t->parts = sqlite3_step(s) == SQLITE_ROW;
+		sqlite3_finalize(s);
+	}
+	return t->parts == 1;
+}
+
+/* ORDER BY time or time, id, ascending */
+static bool time_order(const sqlite3_index_info *info)
+{
+	if (info->nOrderBy < 1 || info->nOrderBy > 2 || info->aOrderBy[0].iColumn != 1 || info->aOrderBy[0].desc)
+		return false;
+	return info->nOrderBy == 1 ||
+	       ((info->aOrderBy[1].iColumn == 0 || info->aOrderBy[1].iColumn == -1) && !info->aOrderBy[1].desc);
+}
+
+/* Whether argument v is an integer (a bound that only narrows the blocks). */
+static bool int_arg(sqlite3_value *v, int64_t *out)
+{
+	if (sqlite3_value_numeric_type(v) != SQLITE_INTEGER)
+		return false;
+	*out = sqlite3_value_int64(v);
+	return true;
+}
+
 static int sv_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
 {
-	int eq = -1, lo = -1, hi = -1;
+	int eq = -1, lo = -1, hi = -1, cpus = -1, nodes = -1, t0 = -1, t1 = -1;
 	unsigned idx = 0;
 	double cost = 4e6;
 
-	(void)vt;
 	for (int i = 0; i < info->nConstraint; i++) {
 		const struct sqlite3_index_constraint *c = &info->aConstraint[i];
-		if (!c->usable || (c->iColumn != 0 && c->iColumn != -1))
+		if (!c->usable)
+			continue;
+		if ((c->iColumn == COL_BLOCK_CPUS || c->iColumn == COL_BLOCK_NODES) && c->op == SQLITE_INDEX_CONSTRAINT_EQ)
+			*(c->iColumn == COL_BLOCK_CPUS ? &cpus : &nodes) = i;
+		if (c->iColumn == 1 && (c->op == SQLITE_INDEX_CONSTRAINT_GT || c->op == SQLITE_INDEX_CONSTRAINT_GE))
+			t0 = i;
+		if (c->iColumn == 1 && (c->op == SQLITE_INDEX_CONSTRAINT_LT || c->op == SQLITE_INDEX_CONSTRAINT_LE))
+			t1 = i;
+		if (c->iColumn != 0 && c->iColumn != -1)
 			continue;
 		switch (c->op) {
 		case SQLITE_INDEX_CONSTRAINT_EQ:
@@ -103,7 +162,12 @@ static int sv_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
 		}
 	}
 	int arg = 1;
-	if (eq >= 0) {
+	bool hints = cpus >= 0 || nodes >= 0 || t0 >= 0 || t1 >= 0;
+	if (eq < 0 && has_parts((struct svtab *)vt) &&
+	    (time_order(info) || (info->nOrderBy == 0 && lo < 0 && hi < 0 && hints))) {
+		/* merged blocks: id bounds, if any, are left to SQLite */
+		idx |= IDX_TIME;
+	} else if (eq >= 0) {
 		idx |= IDX_EQ;
 		info->aConstraintUsage[eq].argvIndex = arg++;
 		info->aConstraintUsage[eq].omit = 1;
@@ -124,6 +188,31 @@ static int sv_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
 			cost /= 4;
 		}
 	}
+	/* The block hints are always taken (nothing else can test them);
+	 * only a merged scan uses them, and its time bounds, to skip blocks.
+	 * SQLite still checks the time bounds on each row. */
+	if (cpus >= 0) {
+		idx |= IDX_CPUS;
+		info->aConstraintUsage[cpus].argvIndex = arg++;
+		info->aConstraintUsage[cpus].omit = 1;
+		cost /= (idx & IDX_TIME) ? 8 : 1;
+	}
+	if (nodes >= 0) {
+		idx |= IDX_NODES;
+		info->aConstraintUsage[nodes].argvIndex = arg++;
+		info->aConstraintUsage[nodes].omit = 1;
+		cost /= (idx & IDX_TIME) ? 2 : 1;
+	}
+	if ((idx & IDX_TIME) && t0 >= 0) {
+		idx |= info->aConstraint[t0].op == SQLITE_INDEX_CONSTRAINT_GT ? IDX_T0X : IDX_T0;
+		info->aConstraintUsage[t0].argvIndex = arg++;
+		cost /= 2;
+	}
+	if ((idx & IDX_TIME) && t1 >= 0) {
+		idx |= info->aConstraint[t1].op == SQLITE_INDEX_CONSTRAINT_LE ? IDX_T1E : IDX_T1;
+		info->aConstraintUsage[t1].argvIndex = arg++;
+		cost /= 2;
+	}
 	/* which columns the statement reads: bit i of colUsed is column i */
 	uint32_t cols = 0;
 	for (int c = 1; c < VCOLS; c++)
@@ -132,8 +221,10 @@ static int sv_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
 	idx |= cols << IDX_COLS_SHIFT;
 	info->idxNum = (int)idx;
 	info->estimatedCost = cost;
-	if (info->nOrderBy == 1 && (info->aOrderBy[0].iColumn == 0 || info->aOrderBy[0].iColumn == -1) &&
-	    !info->aOrderBy[0].desc)
+	if (idx & IDX_TIME)
+		info->orderByConsumed = info->nOrderBy > 0;
+	else if (info->nOrderBy == 1 && (info->aOrderBy[0].iColumn == 0 || info->aOrderBy[0].iColumn == -1) &&
+		 !info->aOrderBy[0].desc)
 		info->orderByConsumed = 1;
 	return SQLITE_OK;
 }
@@ -155,6 +246,7 @@ static int sv_close(sqlite3_vtab_cursor *cur)
 
 	sqlite3_finalize(c->blocks);
 	sample_block_free(&c->blk);
+	sample_merge_close(c->merge);
 	free(c);
 	return SQLITE_OK;
 }
@@ -164,7 +256,7 @@ static int fail(struct scursor *c, int rc, const char *fmt, const char *what, lo
 	sqlite3_vtab *vt = c->base.pVtab;
 
 	sqlite3_free(vt->zErrMsg);
-	vt->zErrMsg = sqlite3_mprintf(fmt, what, id);
+	vt->zErrMsg = strstr(fmt, "%lld") ? sqlite3_mprintf(fmt, what, id) : sqlite3_mprintf(fmt, what);
 	return rc;
 }
 
@@ -180,7 +272,7 @@ static int next_block(struct scursor *c)
 			return SQLITE_OK;
 		}
 		if (rc != SQLITE_ROW)
-			return fail(c, rc, "reading sample_blocks: %s%lld", sqlite3_errmsg(t->db), 0);
+			return fail(c, rc, "reading sample_blocks: %s", sqlite3_errmsg(t->db), 0);
 		int64_t first = sqlite3_column_int64(c->blocks, 0);
 		const void *data = sqlite3_column_blob(c->blocks, 1);
 		int len = sqlite3_column_bytes(c->blocks, 1);
@@ -202,6 +294,22 @@ static int next_block(struct scursor *c)
 		c->row = c->lo > first ? (size_t)(c->lo - first) : 0;
 		return SQLITE_OK;
 	}
+}
+
+/* The next row of a time-ordered scan. */
+static int merge_step(struct scursor *c)
+{
+	int r = sample_merge_next(c->merge, &c->mrow, &c->mraw, &c->mid);
+
+	if (r > 0)
+		return SQLITE_OK;
+	c->eof = true;
+	if (r == 0)
+		return SQLITE_OK;
+	if (r == -EINVAL)
+		return fail(c, SQLITE_CORRUPT, "%s", sample_merge_error(c->merge), 0);
+	return fail(c, r == -ENOMEM ? SQLITE_NOMEM : SQLITE_ERROR, "reading samples: %s",
+		    sample_merge_error(c->merge), 0);
 }
 
 static int64_t arg_bound(sqlite3_value *v, bool lower, bool *empty)
@@ -245,6 +353,31 @@ static int sv_filter(sqlite3_vtab_cursor *cur, int idx, const char *idx_str, int
 	c->hi = INT64_MAX;
 	c->cols = (flags >> IDX_COLS_SHIFT) & ((1u << STORE_SAMPLE_COLS) - 1);
 	c->eof = false;
+	sample_merge_close(c->merge);
+	c->merge = NULL;
+	if (flags & IDX_TIME) {
+		struct sample_merge_opts o = { .cols = c->cols | 1u, .parts = true, .exact = true };
+		int64_t v;
+		if ((flags & IDX_CPUS) && int_arg(argv[a++], &v))
+			o.cpus = (uint64_t)v;
+		if ((flags & IDX_NODES) && int_arg(argv[a++], &v))
+			o.nodes = (uint64_t)v;
+		/* t0 == 0 or t1 == 0 means no bound: a bound at 0 or below
+		 * (times are positive) reads every block, which stays right */
+		if ((flags & (IDX_T0 | IDX_T0X)) && int_arg(argv[a++], &v) && v > 0 && v < INT64_MAX)
+			o.t0 = v + ((flags & IDX_T0X) ? 1 : 0);
+		if ((flags & (IDX_T1 | IDX_T1E)) && int_arg(argv[a++], &v) && v > 0 && v < INT64_MAX)
+			o.t1 = v + ((flags & IDX_T1E) ? 1 : 0);
+		rc = sample_merge_open(t->db, &o, &c->merge);
+		if (rc < 0) {
+			rc = fail(c, rc == -ENOMEM ? SQLITE_NOMEM : SQLITE_ERROR, "reading samples: %s",
+				  c->merge ? sample_merge_error(c->merge) : "out of memory", 0);
+			sample_merge_close(c->merge);
+			c->merge = NULL;
+			return rc;
+		}
+		return merge_step(c);
+	}
 	if (flags & IDX_EQ) {
 		if (sqlite3_value_numeric_type(argv[a]) != SQLITE_INTEGER)
 			empty = true;
@@ -272,7 +405,7 @@ static int sv_filter(sqlite3_vtab_cursor *cur, int idx, const char *idx_str, int
 					" COALESCE(MAX(first_id), -9223372036854775807) FROM main.sample_blocks"
 					" WHERE first_id <= ?1) AND first_id <= ?2 ORDER BY first_id", -1, &c->blocks, NULL);
 		if (rc != SQLITE_OK)
-			return fail(c, rc, "reading samples: %s%lld", sqlite3_errmsg(t->db), 0);
+			return fail(c, rc, "reading samples: %s", sqlite3_errmsg(t->db), 0);
 	} else {
 		sqlite3_reset(c->blocks);
 	}
@@ -288,6 +421,8 @@ static int sv_next(sqlite3_vtab_cursor *cur)
 
 	if (c->eof)
 		return SQLITE_OK;
+	if (c->merge)
+		return merge_step(c);
 	c->row++;
 	if (c->blk_first + (int64_t)c->row - 1 >= c->hi) {
 		c->eof = true;
@@ -306,17 +441,18 @@ static int sv_eof(sqlite3_vtab_cursor *cur)
 static int sv_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 {
 	struct scursor *c = (struct scursor *)cur;
-	const struct store_sample_rec *r = &c->blk.rows[c->row];
+	const struct store_sample_rec *r = c->merge ? c->mrow : &c->blk.rows[c->row];
+	const unsigned char *raw = c->merge ? c->mraw : c->blk.raw;
 
 	if (col == 0) {
-		sqlite3_result_int64(ctx, c->blk_first + (sqlite3_int64)c->row);
+		sqlite3_result_int64(ctx, c->merge ? c->mid : c->blk_first + (sqlite3_int64)c->row);
 		return SQLITE_OK;
 	}
 	col--;
-	if (!(r->present & (1u << col)))
-		sqlite3_result_null(ctx);
+	if (col >= STORE_SAMPLE_COLS || !(r->present & (1u << col)))
+		sqlite3_result_null(ctx);  /* the hidden hints read as NULL */
 	else if (col == STORE_SAMPLE_RAW_COL)
-		sqlite3_result_blob(ctx, c->blk.raw + r->raw_off, (int)r->raw_len, SQLITE_TRANSIENT);
+		sqlite3_result_blob(ctx, raw + r->raw_off, (int)r->raw_len, SQLITE_TRANSIENT);
 	else
 		sqlite3_result_int64(ctx, r->v[col]);
 	return SQLITE_OK;
@@ -326,7 +462,7 @@ static int sv_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid)
 {
 	struct scursor *c = (struct scursor *)cur;
 
-	*rowid = c->blk_first + (sqlite3_int64)c->row;
+	*rowid = c->merge ? c->mid : c->blk_first + (sqlite3_int64)c->row;
 	return SQLITE_OK;
 }
 

@@ -57,30 +57,42 @@
 #define SAMPLE_BLOCKS_SCHEMA \
 	"CREATE TABLE sample_blocks (first_id INTEGER PRIMARY KEY, n INTEGER NOT NULL, tmin INTEGER," \
 	" tmax INTEGER, data BLOB NOT NULL);"
+/* Since version 3 a block holds one CPU's samples (store/writer/
+ * sample_blocks.c), and a small index says what each block holds: its
+ * rows, time range, the CPUs and nodes of its rows as bits cpu % 64 and
+ * node % 64, and whether its rows' times never go back; a filtered or
+ * time-ordered scan (store/base/sample_merge.c) reads it instead of the
+ * blocks' own rows, which share their pages with the data. */
+#define SAMPLE_BLOCK_INDEX_SCHEMA \
+	"CREATE TABLE sample_block_index (first_id INTEGER PRIMARY KEY, n INTEGER NOT NULL, tmin INTEGER," \
+	" tmax INTEGER, cpus INTEGER NOT NULL, nodes INTEGER NOT NULL, sorted INTEGER NOT NULL);"
 
 /* What a new session is made of; what an opened one may hold. */
-static const char base_schema[] = BASE_SCHEMA SAMPLE_BLOCKS_SCHEMA;
-static const char known_schema[] = BASE_SCHEMA SAMPLES_TABLE_SCHEMA SAMPLE_BLOCKS_SCHEMA;
+static const char base_schema[] = BASE_SCHEMA SAMPLE_BLOCKS_SCHEMA SAMPLE_BLOCK_INDEX_SCHEMA;
+static const char known_schema[] = BASE_SCHEMA SAMPLES_TABLE_SCHEMA SAMPLE_BLOCKS_SCHEMA SAMPLE_BLOCK_INDEX_SCHEMA;
 
 /* Samples in blocks (schema 2) or in rows (a real samples table, which
  * is also what every query then reads). */
 static int sample_format(struct store *st, struct c2c_error *err)
 {
 	sqlite3_stmt *s;
-	bool rows = false, blocks = false;
+	bool rows = false, blocks = false, parts = false;
 
 	if (sqlite3_prepare_v2(st->db, "SELECT name FROM main.sqlite_schema WHERE type = 'table' AND name IN"
-			       " ('samples', 'sample_blocks')", -1, &s, NULL) != SQLITE_OK)
+			       " ('samples', 'sample_blocks', 'sample_block_index')", -1, &s, NULL) != SQLITE_OK)
 		return store_sqlerr(st, err, "reading the schema");
 	while (sqlite3_step(s) == SQLITE_ROW) {
 		const char *name = (const char *)sqlite3_column_text(s, 0);
 		if (name && !strcmp(name, "samples"))
 			rows = true;
-		else if (name)
+		else if (name && !strcmp(name, "sample_blocks"))
 			blocks = true;
+		else if (name)
+			parts = true;
 	}
 	sqlite3_finalize(s);
 	st->sample_blocks = blocks && !rows;
+	st->sample_parts = st->sample_blocks && parts;
 	return 0;
 }
 
@@ -224,6 +236,7 @@ int store_create(struct store **out, const char *path, struct c2c_error *err)
 	}
 	st->writable = true;
 	st->sample_blocks = true;
+	st->sample_parts = true;
 	if (sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL)
 	    != SQLITE_OK) {
 		r = c2c_error_set(err, -EIO, "%s: cannot create: %s", path,
@@ -250,10 +263,9 @@ int store_create(struct store **out, const char *path, struct c2c_error *err)
 	    (r = store_exec(st, "BEGIN;", err)) < 0 ||
 	    (r = store_exec(st, base_schema, err)) < 0 ||
 	    (r = agg_create_tables(st, "main", err)) < 0 ||
-	    (r = store_time_blocks_create(st, err)) < 0 ||
 	    (r = store_exec(st, sql, err)) < 0 ||
 	    (r = write_writer_meta(st, err)) < 0 ||
-	    (r = store_exec(st, "PRAGMA user_version = " /* keep in step with STORE_SCHEMA_VERSION */ "2;", err)) < 0 ||
+	    (r = store_exec(st, "PRAGMA user_version = " /* keep in step with STORE_SCHEMA_VERSION */ "3;", err)) < 0 ||
 	    (r = store_exec(st, "COMMIT;", err)) < 0 ||
 	    (r = prepare_stmts(st, err)) < 0 ||
 	    (r = store_register_functions(st, err)) < 0) {

@@ -25,6 +25,13 @@ int store_filter_sets_sql(const struct store_filter *f, const char *prefix, bool
  * the queries of lock waits that bind the single values themselves;
  * heap-allocated (free()), NULL when out of memory. */
 char *store_sql_with_sets(const char *head, const struct store_filter *f, const char *prefix, const char *tail);
+struct store_sample_rec;
+/* Whether a block session's sample r passes f, as the SQL of
+ * store_filter_sql would say (a NULL column matches no condition). */
+bool store_filter_keeps(const struct store_filter *f, const struct store_sample_rec *r);
+/* The per-CPU blocks (schema 3) a filter's CPUs and nodes can be in, as
+ * masks of bit x % 64 for sample_blocks' block_cpus / block_nodes (0: any). */
+void store_filter_block_masks(const struct store_filter *f, uint64_t *cpus, uint64_t *nodes);
 /* Binds the named parameters store_filter_sql used. */
 void store_filter_bind(sqlite3_stmt *s, const struct store_filter *f);
 

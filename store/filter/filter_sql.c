@@ -4,6 +4,7 @@
  * window also narrows the scan to the ids of the sample blocks it overlaps
  * (table sample_time_blocks, store/writer/time_blocks.c). */
 #include "store/filter/filter.h"
+#include "store/base/sample_codec.h"
 #include "collector/base/appendf.h"
 
 #include <errno.h>
@@ -121,6 +122,58 @@ static const char *time_blocks_where(const struct store *st, const struct store_
 	return "id <= (SELECT MAX(last_id) FROM main.sample_time_blocks WHERE tmin < :t1)";
 }
 
+/* Whether a block session's sample r passes f, as the SQL of
+ * store_filter_sql would say (a NULL column matches no condition). */
+bool store_filter_keeps(const struct store_filter *f, const struct store_sample_rec *r)
+{
+#define HAS(c) ((r->present >> (c)) & 1u)
+	if (!f)
+		return true;
+	if (f->cpu >= 0 && (!HAS(2) || r->v[2] != f->cpu))
+		return false;
+	if (f->node >= 0 && (!HAS(3) || r->v[3] != f->node))
+		return false;
+	if (f->pid >= 0 && (!HAS(4) || r->v[4] != f->pid))
+		return false;
+	if (f->tid >= 0 && (!HAS(5) || r->v[5] != f->tid))
+		return false;
+	if (f->time_from && (!HAS(0) || r->v[0] < (int64_t)f->time_from))
+		return false;
+	if (f->time_to && (!HAS(0) || r->v[0] >= (int64_t)f->time_to))
+		return false;
+	if ((f->cpus.n && (!HAS(2) || !store_id_set_has(&f->cpus, r->v[2]))) ||
+	    (f->nodes.n && (!HAS(3) || !store_id_set_has(&f->nodes, r->v[3]))) ||
+	    (f->pids.n && (!HAS(4) || !store_id_set_has(&f->pids, r->v[4]))) ||
+	    (f->tids.n && (!HAS(5) || !store_id_set_has(&f->tids, r->v[5]))))
+		return false;
+	return true;
+#undef HAS
+}
+
+/* The mask of one value and a set; both given, a sample must pass both,
+ * so the single value's bit. */
+static uint64_t one_set_mask(int32_t one, const struct store_id_set *set)
+{
+	uint64_t m = 0;
+
+	if (one >= 0)
+		return 1ull << (one % 64);
+	for (uint32_t i = 0; i < set->n; i++) {
+		int64_t lo = set->r[i].lo < 0 ? 0 : set->r[i].lo, hi = set->r[i].hi;
+		if (hi - lo >= 63)
+			return ~0ull;
+		for (int64_t v = lo; v <= hi; v++)
+			m |= 1ull << (v % 64);
+	}
+	return m;
+}
+
+void store_filter_block_masks(const struct store_filter *f, uint64_t *cpus, uint64_t *nodes)
+{
+	*cpus = f ? one_set_mask(f->cpu, &f->cpus) : 0;
+	*nodes = f ? one_set_mask(f->node, &f->nodes) : 0;
+}
+
 /* WHERE clause for the sample filters; binds come in a fixed order. */
 int store_filter_sql(const struct store *st, const struct store_filter *f, char *buf, size_t size, bool lock_table)
 {
@@ -149,6 +202,21 @@ int store_filter_sql(const struct store *st, const struct store_filter *f, char 
 		if (store_filter_sets_sql(f, "", lock_table, sets, sizeof(sets)) < 0)
 			return -ENOSPC;
 		ADD(sets + 5);  /* without its leading " AND " */
+	}
+	if (st && st->sample_parts && !lock_table) {
+		/* per-CPU blocks: the samples table reads only the blocks of
+		 * these CPUs and nodes (store/base/sample_vtab.c) */
+		uint64_t cpus, nodes;
+		char hint[64];
+		store_filter_block_masks(f, &cpus, &nodes);
+		if (cpus) {
+			snprintf(hint, sizeof(hint), "block_cpus = %lld", (long long)cpus);
+			ADD(hint);
+		}
+		if (nodes) {
+			snprintf(hint, sizeof(hint), "block_nodes = %lld", (long long)nodes);
+			ADD(hint);
+		}
 	}
 #undef ADD
 	return 0;

@@ -6,77 +6,63 @@
 #include "store/filter/filter.h"
 #include "store/agg/agg.h"
 #include "store/base/sample_codec.h"
+#include "store/base/sample_merge.h"
 
 #include <errno.h>
 #include <stdio.h>
 
-/* Whether a block session's sample r passes f, as the SQL of
- * store_filter_sql would say (a NULL column matches no condition). */
-static bool sample_kept(const struct store_sample_rec *r, const struct store_filter *f)
+static bool cancel_asked(void *arg)
 {
-#define HAS(c) ((r->present >> (c)) & 1u)
-	if (!f)
-		return true;
-	if (f->cpu >= 0 && (!HAS(2) || r->v[2] != f->cpu))
-		return false;
-	if (f->node >= 0 && (!HAS(3) || r->v[3] != f->node))
-		return false;
-	if (f->pid >= 0 && (!HAS(4) || r->v[4] != f->pid))
-		return false;
-	if (f->tid >= 0 && (!HAS(5) || r->v[5] != f->tid))
-		return false;
-	if (f->time_from && (!HAS(0) || r->v[0] < (int64_t)f->time_from))
-		return false;
-	if (f->time_to && (!HAS(0) || r->v[0] >= (int64_t)f->time_to))
-		return false;
-	if ((f->cpus.n && (!HAS(2) || !store_id_set_has(&f->cpus, r->v[2]))) ||
-	    (f->nodes.n && (!HAS(3) || !store_id_set_has(&f->nodes, r->v[3]))) ||
-	    (f->pids.n && (!HAS(4) || !store_id_set_has(&f->pids, r->v[4]))) ||
-	    (f->tids.n && (!HAS(5) || !store_id_set_has(&f->tids, r->v[5]))))
-		return false;
-	return true;
-#undef HAS
+	return store_cancel_check(arg);
 }
 
 /* A block session's samples, decoded in C (no SQL row per sample): only
- * the blocks a time window overlaps, only the columns aggregated. The
- * aggregation runs on its own thread (store/agg/agg_thread.c, as in an
- * import) while this one decodes. */
+ * the blocks a time window overlaps and, since schema 3, only the blocks
+ * of the filter's CPUs or nodes; only the columns aggregated; merged
+ * into time order (the order an import of those samples aggregates
+ * them in). The aggregation runs on its own thread (store/agg/
+ * agg_thread.c, as in an import) while this one decodes. */
 static int add_blocks(struct agg *a, struct store *st, const struct store_filter *f, struct c2c_error *err)
 {
 	/* time, event, cpu, node, pid, tid, cpumode, ip, site, addr,
 	 * phys_addr, class_bits, weight, dsym, dsym_offset, line_var */
-	const uint32_t cols = 0x1fffu | (1u << 16) | (1u << 17) | (1u << 20);
+	struct sample_merge_opts o = {
+		.cols = 0x1fffu | (1u << 16) | (1u << 17) | (1u << 20),
+		.t0 = f ? (int64_t)f->time_from : 0,
+		.t1 = f ? (int64_t)f->time_to : 0,
+		.parts = st->sample_parts,
+		.cancel = cancel_asked,
+		.cancel_arg = &st->interrupted,
+	};
 	const bool phys = f && f->phys_lines;
-	struct sample_block b = { 0 };
+	struct sample_merge *m = NULL;
 	struct agg_worker *w = NULL;
-	sqlite3_stmt *s;
-	int r, rc;
+	const struct store_sample_rec *x;
+	const unsigned char *raw;
+	int64_t id;
+	int r, more;
 
-	if ((r = store_prepare(st, &s, "SELECT first_id, data FROM main.sample_blocks WHERE (?1 = 0 OR tmax IS NULL"
-			       " OR tmax >= ?1) AND (?2 = 0 OR tmin IS NULL OR tmin < ?2) ORDER BY first_id", err)) < 0)
+	store_filter_block_masks(f, &o.cpus, &o.nodes);
+	if ((r = sample_merge_open(st->db, &o, &m)) < 0) {
+		r = r == -ENOMEM ? c2c_error_set(err, r, "out of memory")
+				 : c2c_error_set(err, r, "%s: %s", st->path, sample_merge_error(m));
+		sample_merge_close(m);
 		return r;
+	}
 	if (agg_worker_start(&w, a) < 0)
 		w = NULL;  /* no thread: aggregate here */
-	sqlite3_bind_int64(s, 1, f ? (sqlite3_int64)f->time_from : 0);
-	sqlite3_bind_int64(s, 2, f ? (sqlite3_int64)f->time_to : 0);
-	while (r == 0 && (rc = sqlite3_step(s)) == SQLITE_ROW) {
-		const void *data = sqlite3_column_blob(s, 1);
-		const char *why = "not a block";
-		/* a stop asked for (quit, a signal, a key) lands within a block,
-		 * as the progress handler makes it land within an SQL scan */
-		if (store_cancel_check(&st->interrupted)) {
-			r = c2c_error_set(err, -ECANCELED, "interrupted");
+	while (r == 0 && (more = sample_merge_next(m, &x, &raw, &id)) != 0) {
+		if (more < 0) {
+			if (more == -ENOMEM)
+				r = c2c_error_set(err, more, "out of memory");
+			else if (more == -ECANCELED)
+				r = c2c_error_set(err, more, "interrupted");
+			else
+				r = c2c_error_set(err, more, "%s: %s", st->path, sample_merge_error(m));
 			break;
 		}
-		if (!data || sample_block_decode(data, (size_t)sqlite3_column_bytes(s, 1), cols, &b, &why) < 0) {
-			r = c2c_error_set(err, -EINVAL, "%s: damaged sample block (ids from %lld): %s", st->path,
-					  (long long)sqlite3_column_int64(s, 0), why);
-			break;
-		}
-		for (size_t i = 0; i < b.n && r == 0; i++) {
-			const struct store_sample_rec *x = &b.rows[i];
-			if (!sample_kept(x, f))
+		{
+			if (!store_filter_keeps(f, x))
 				continue;
 #define V(c) ((x->present >> (c)) & 1u ? x->v[c] : 0)
 			uint64_t vaddr = (uint64_t)V(9);
@@ -104,10 +90,7 @@ static int add_blocks(struct agg *a, struct store *st, const struct store_filter
 				r = c2c_error_set(err, -ENOMEM, "out of memory while aggregating samples");
 		}
 	}
-	if (r == 0 && rc != SQLITE_DONE)
-		r = store_sqlerr(st, err, "reading sample blocks");
-	sqlite3_finalize(s);
-	sample_block_free(&b);
+	sample_merge_close(m);
 	if (agg_worker_drain(w) < 0 && r == 0)
 		r = c2c_error_set(err, -ENOMEM, "out of memory while aggregating samples");
 	agg_worker_stop(w);

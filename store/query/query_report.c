@@ -11,6 +11,7 @@
 #include "store/query/query_priv.h"
 #include "store/agg/agg.h"
 #include "store/filter/filter.h"
+#include "store/base/sample_merge.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -90,6 +91,120 @@ static long find_line(const struct store_seq_line *l, const size_t *idx, size_t 
 	return lo < n && l[idx[lo]].addr == addr ? (long)idx[lo] : -1;
 }
 
+/* One sample of the ordered scan, whichever way it was read. */
+struct seq_sample {
+	uint64_t a;                  /* the line key's address (virtual or physical) */
+	int32_t pid, tid;
+	uint64_t ip, phys, bits, weight, vaddr, time;
+	uint8_t cpumode;
+	const char *dso;
+	bool has_cpu, has_node;
+	int64_t cpu, node;
+	uint64_t line_var;
+};
+
+struct seq_ctx {
+	struct store_seq_line *lines;
+	const size_t *idx;
+	size_t n;
+	uint32_t ls;
+	bool phys_lines;
+	unsigned coalesce;
+	const struct c2c_mem_range *ranges;
+	size_t nranges;
+	const struct store_maps *maps;
+};
+
+static void seq_add(const struct seq_ctx *c, const struct seq_sample *x)
+{
+	/* the line key carries perf's identity variant (c2c_lineid.h) */
+	uint64_t var = c->phys_lines ? 0 : x->line_var;
+	long li = find_line(c->lines, c->idx, c->n, c2c_cl_address(x->a, c->ls, false) | var);
+	struct store_seq_line *l;
+	int node;
+
+	if (li < 0)
+		return;
+	l = &c->lines[li];
+	if (!l->seen) {
+		/* perf's line entry keeps its first sample's key */
+		l->seen = true;
+		store_line_key_set(&l->key, c->maps, x->cpumode, x->pid, x->vaddr, x->time,
+				   c2c_bits_count(x->bits, C2C_NOMAP) != 0);
+	}
+	/* perf: no phys address, or one on no node, leaves both columns alone */
+	node = c2c_mem_node(c->ranges, c->nranges, x->phys);
+	if (node >= 0)
+		phys_add(&l->phys, node, x->phys);
+	for (size_t i = 0; i < l->nrows; i++) {
+		if (!row_matches(&l->rows[i], c->coalesce, x->a & (c->ls - 1), x->pid, x->tid, x->ip, x->dso))
+			continue;
+		if (node >= 0 && l->row_phys)
+			phys_add(&l->row_phys[i], node, x->phys);
+		/* perf's running means, per row, in sample order */
+		if (l->row_lat)
+			store_lat_add(&l->row_lat[i], x->bits, x->weight);
+		if (l->row_nodes) {
+			struct store_row_nodes *rn = &l->row_nodes[i];
+			int nd = x->has_node ? (int)x->node : 0;
+
+			if (x->has_cpu && (uint64_t)x->cpu < 256)
+				rn->cpus[x->cpu / 64] |= 1ull << (x->cpu % 64);
+			if (nd >= 0 && nd < STORE_SEQ_MAX_NODES)
+				c2c_stats_add_bits(&rn->node[nd], x->bits);
+		}
+		break;
+	}
+}
+
+/* The ordered scan of a block session without the dso key: the blocks
+ * (only the filter's CPUs' and nodes', only the window's) merged in time
+ * order in C, as the filtered aggregates are rebuilt (store/filter/
+ * rebuild.c): no SQL row a sample. */
+static int seq_blocks(struct store *st, const struct store_filter *f, const struct seq_ctx *c,
+		      struct c2c_error *err)
+{
+	/* time, cpu, node, pid, tid, cpumode, ip, addr, phys_addr, class_bits, weight, line_var */
+	struct sample_merge_opts o = {
+		.cols = 1u | 4u | 8u | 16u | 32u | 64u | 128u | 512u | 1024u | 2048u | 4096u | (1u << 20),
+		.t0 = f ? (int64_t)f->time_from : 0,
+		.t1 = f ? (int64_t)f->time_to : 0,
+		.parts = st->sample_parts,
+	};
+	struct sample_merge *m = NULL;
+	const struct store_sample_rec *r;
+	const unsigned char *raw;
+	int64_t id;
+	int more;
+
+	store_filter_block_masks(f, &o.cpus, &o.nodes);
+	if ((more = sample_merge_open(st->db, &o, &m)) == 0) {
+		while ((more = sample_merge_next(m, &r, &raw, &id)) > 0) {
+#define HAS(k) ((r->present >> (k)) & 1u)
+#define V(k) (HAS(k) ? r->v[k] : 0)
+			if (!store_filter_keeps(f, r))
+				continue;
+			struct seq_sample x = {
+				.a = (uint64_t)(c->phys_lines ? V(10) : V(9)),
+				.pid = (int32_t)V(4), .tid = (int32_t)V(5),
+				.ip = (uint64_t)V(7), .phys = (uint64_t)V(10), .bits = (uint64_t)V(11),
+				.weight = (uint64_t)V(12), .vaddr = (uint64_t)V(9), .time = (uint64_t)V(0),
+				.cpumode = (uint8_t)V(6), .dso = "",
+				.has_cpu = HAS(2), .cpu = V(2), .has_node = HAS(3), .node = V(3),
+				.line_var = (uint64_t)V(20),
+			};
+#undef V
+#undef HAS
+			seq_add(c, &x);
+		}
+	}
+	if (more < 0)
+		more = more == -ENOMEM ? c2c_error_set(err, more, "out of memory")
+				       : c2c_error_set(err, more, "%s: %s", st->path, sample_merge_error(m));
+	sample_merge_close(m);
+	return more;
+}
+
 int store_query_lines_seq(struct store *st, const struct store_filter *f, unsigned coalesce,
 			  struct store_seq_line *lines, size_t n, struct c2c_error *err)
 {
@@ -139,6 +254,15 @@ int store_query_lines_seq(struct store *st, const struct store_filter *f, unsign
 		idx[i] = i;
 	qsort_r(idx, n, sizeof(*idx), cmp_idx_addr, lines);
 
+	struct seq_ctx ctx = { .lines = lines, .idx = idx, .n = n, .ls = ls, .phys_lines = phys_lines,
+			       .coalesce = coalesce, .ranges = ranges, .nranges = nranges, .maps = &maps };
+	if (st->sample_blocks && !need_dso) {
+		r = seq_blocks(st, f, &ctx, err);
+		free(idx);
+		free(ranges);
+		store_maps_free(&maps);
+		return r;
+	}
 	store_filter_sql(st, f, where, sizeof(where), false);
 	/* Let SQLite drop the other lines' samples: most of the scan's cost
 	 * is handing rows to C. A few hundred lines fit an IN list. */
@@ -156,9 +280,11 @@ int store_query_lines_seq(struct store *st, const struct store_filter *f, unsign
 	if (asprintf(&sql,
 		     "SELECT s.%s, s.pid, s.tid, s.ip, s.phys_addr, %s, s.class_bits, s.weight, s.cpumode, s.addr,"
 		     " s.time, s.cpu, s.node, COALESCE(s.line_var, 0)"
-		     " FROM main.samples s%s%s%s ORDER BY s.id",
+		     " FROM main.samples s%s%s%s ORDER BY %s",
 		     phys_lines ? "phys_addr" : "addr", need_dso ? "COALESCE(t.dso, '')" : "''",
-		     need_dso ? " LEFT JOIN main.sites t ON t.id = s.site" : "", where, in ? in : "") < 0)
+		     need_dso ? " LEFT JOIN main.sites t ON t.id = s.site" : "", where, in ? in : "",
+		     /* recording order: per-CPU blocks (schema 3) merge by time */
+		     st->sample_parts ? "s.time, s.id" : "s.id") < 0)
 		sql = NULL;
 	free(in);
 	r = sql ? store_prepare(st, &s, sql, err) : c2c_error_set(err, -ENOMEM, "out of memory");
@@ -171,56 +297,26 @@ int store_query_lines_seq(struct store *st, const struct store_filter *f, unsign
 	}
 	store_filter_bind(s, f);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		uint64_t a = (uint64_t)sqlite3_column_int64(s, 0);
-		/* the line key carries perf's identity variant (c2c_lineid.h) */
-		uint64_t var = phys_lines ? 0 : (uint64_t)sqlite3_column_int64(s, 13);
-		long li = find_line(lines, idx, n, c2c_cl_address(a, ls, false) | var);
-		struct store_seq_line *l;
-		uint64_t phys, bits;
-		int node;
-
-		if (li < 0)
-			continue;
-		l = &lines[li];
-		phys = (uint64_t)sqlite3_column_int64(s, 4);
-		bits = (uint64_t)sqlite3_column_int64(s, 6);
-		if (!l->seen) {
-			/* perf's line entry keeps its first sample's key */
-			l->seen = true;
-			store_line_key_set(&l->key, &maps, (uint8_t)sqlite3_column_int(s, 8), sqlite3_column_int(s, 1),
-					   (uint64_t)sqlite3_column_int64(s, 9), (uint64_t)sqlite3_column_int64(s, 10),
-					   c2c_bits_count(bits, C2C_NOMAP) != 0);
-		}
-		/* perf: no phys address, or one on no node, leaves both columns alone */
-		node = c2c_mem_node(ranges, nranges, phys);
-		if (node >= 0)
-			phys_add(&l->phys, node, phys);
-		for (size_t i = 0; i < l->nrows; i++) {
-			const char *dso = (const char *)sqlite3_column_text(s, 5);
-
-			if (!row_matches(&l->rows[i], coalesce, a & (ls - 1), sqlite3_column_int(s, 1),
-					 sqlite3_column_int(s, 2), (uint64_t)sqlite3_column_int64(s, 3), dso ? dso : ""))
-				continue;
-			if (node >= 0 && l->row_phys)
-				phys_add(&l->row_phys[i], node, phys);
-			/* perf's running means, per row, in sample order */
-			if (l->row_lat)
-				store_lat_add(&l->row_lat[i], bits, (uint64_t)sqlite3_column_int64(s, 7));
-			if (l->row_nodes) {
-				struct store_row_nodes *rn = &l->row_nodes[i];
-				int nd = sqlite3_column_type(s, 12) == SQLITE_NULL ? 0 : sqlite3_column_int(s, 12);
-
-				if (sqlite3_column_type(s, 11) != SQLITE_NULL) {
-					uint64_t cpu = (uint64_t)sqlite3_column_int64(s, 11);
-
-					if (cpu < 256)
-						rn->cpus[cpu / 64] |= 1ull << (cpu % 64);
-				}
-				if (nd >= 0 && nd < STORE_SEQ_MAX_NODES)
-					c2c_stats_add_bits(&rn->node[nd], bits);
-			}
-			break;
-		}
+		const char *dso = (const char *)sqlite3_column_text(s, 5);
+		struct seq_sample x = {
+			.a = (uint64_t)sqlite3_column_int64(s, 0),
+			.pid = sqlite3_column_int(s, 1),
+			.tid = sqlite3_column_int(s, 2),
+			.ip = (uint64_t)sqlite3_column_int64(s, 3),
+			.phys = (uint64_t)sqlite3_column_int64(s, 4),
+			.dso = dso ? dso : "",
+			.bits = (uint64_t)sqlite3_column_int64(s, 6),
+			.weight = (uint64_t)sqlite3_column_int64(s, 7),
+			.cpumode = (uint8_t)sqlite3_column_int(s, 8),
+			.vaddr = (uint64_t)sqlite3_column_int64(s, 9),
+			.time = (uint64_t)sqlite3_column_int64(s, 10),
+			.has_cpu = sqlite3_column_type(s, 11) != SQLITE_NULL,
+			.cpu = sqlite3_column_int64(s, 11),
+			.has_node = sqlite3_column_type(s, 12) != SQLITE_NULL,
+			.node = sqlite3_column_int64(s, 12),
+			.line_var = (uint64_t)sqlite3_column_int64(s, 13),
+		};
+		seq_add(&ctx, &x);
 	}
 	sqlite3_finalize(s);
 	free(idx);

@@ -18,17 +18,26 @@
  * wait in the writer until the batch is full or the transaction commits.
  * raw_off: in the writer's raw_buf. */
 
-/* A block session's samples being gathered into a block
- * (store/writer/sample_blocks.c). */
-struct store_block_acc {
-	bool started;                /* next_id read from the file */
-	int64_t next_id;             /* the id the next sample gets */
-	int64_t first_id;            /* of rows[0] */
+/* A block session's samples being gathered into blocks
+ * (store/writer/sample_blocks.c): one block a partition (a CPU, see
+ * sample_blocks.c), each with its own reserved range of ids. */
+struct store_block_part {
+	int64_t first_id;            /* of rows[0]; the block owns first_id .. + BLOCK_ROWS - 1 */
+	uint64_t cpus, nodes;        /* bit cpu % 64 (node % 64) of every row with one */
+	bool sorted;                 /* times never go back; all rows timed, or none */
 	struct store_sample_rec *rows;
 	size_t n, cap;
 	unsigned char *raw;
 	size_t raw_len, raw_cap;
-	sqlite3_stmt *insert;
+};
+
+#define STORE_BLOCK_PARTS 66         /* untimed, timed without a CPU, 64 CPU classes */
+
+struct store_block_acc {
+	bool started;                /* next_id read from the file */
+	int64_t next_id;             /* the first id of the next block */
+	struct store_block_part *part[STORE_BLOCK_PARTS];
+	sqlite3_stmt *insert, *insert_index;
 };
 
 enum store_stmt {

@@ -56,8 +56,15 @@ variant block_overlap "INSERT INTO sample_blocks SELECT first_id + 1, n, tmin, t
 variant block_huge_header "UPDATE sample_blocks SET data = x'43325342010100000080ffffff7f' || data;"
 variant huge_text "UPDATE sites SET function = replace(hex(zeroblob(40000000)), '0', 'x') WHERE id = (SELECT min(id) FROM sites);"
 variant lock_contention_missing_column "ALTER TABLE lock_contention DROP COLUMN caller;"
-variant time_blocks_wrong_type "DROP TABLE sample_time_blocks; CREATE TABLE sample_time_blocks (block INTEGER PRIMARY KEY,
+variant time_blocks_wrong_type "CREATE TABLE sample_time_blocks (block INTEGER PRIMARY KEY,
   first_id TEXT NOT NULL, last_id INTEGER NOT NULL, tmin INTEGER NOT NULL, tmax INTEGER NOT NULL);"
+# the per-CPU blocks' index (schema 3): of the wrong type, gone, lying, or
+# naming a block that is not there
+variant index_wrong_type "DROP TABLE sample_block_index; CREATE TABLE sample_block_index (first_id INTEGER PRIMARY KEY,
+  n INTEGER NOT NULL, tmin INTEGER, tmax INTEGER, cpus TEXT NOT NULL, nodes INTEGER NOT NULL, sorted INTEGER NOT NULL);"
+variant index_dropped "DROP TABLE sample_block_index;"
+variant index_wrong_values "UPDATE sample_block_index SET cpus = 0, nodes = -1, tmin = 'x', tmax = x'00', sorted = 7;"
+variant index_missing_block "INSERT INTO sample_block_index VALUES (999999999, 5, 1, 9e18, -1, -1, 1);"
 variant type_attr_forged "CREATE TABLE type_attr (sample_id INTEGER PRIMARY KEY, how TEXT NOT NULL, type_name TEXT,
   object INTEGER, offset INTEGER, member TEXT, top TEXT, var TEXT, why TEXT);"
 variant user_version_newer "PRAGMA user_version = 99;"
@@ -78,11 +85,12 @@ declare -A expect=(
   [huge_text]=either [user_version_newer]=refuse [user_version_bogus]=refuse [corrupt_page]=either
   [truncated]=either [lock_contention_missing_column]=refuse [time_blocks_wrong_type]=refuse
   [type_attr_forged]=refuse [samples_table_wrong_type]=refuse [block_garbage]=either [block_cut]=either
-  [block_wrong_n]=either [block_overlap]=either [block_huge_header]=either
+  [block_wrong_n]=either [block_overlap]=either [block_huge_header]=either [index_wrong_type]=refuse
+  [index_dropped]=either [index_wrong_values]=either [index_missing_block]=either
 )
 # diff attributes types (in memory): like every reader, it changes nothing.
 cmds=("report" "report --format json" "locks" "diff --no-attribute --format text" "diff --format text"
-      "report --types")
+      "report --types" "report --cpu 0-3 --node 0")
 for f in "$d"/*.db; do
   v=$(basename "$f" .db)
   sum=$(md5sum <"$f")

@@ -135,6 +135,18 @@ static int time_to_abs(struct store *st, struct report_opts *o, struct c2c_error
 
 /* --threads / --processes: their own table, under the same time window,
  * line size and display mode as the main report. */
+/* One line naming the input once: store errors often start with the
+ * session's path already. */
+static void report_error(const char *input, const char *msg)
+{
+	size_t n = strlen(input);
+
+	if (!strncmp(msg, input, n) && msg[n] == ':')
+		fprintf(stderr, "c2ctui report: %s\n", msg);
+	else
+		fprintf(stderr, "c2ctui report: %s: %s\n", input, msg);
+}
+
 static int report_threads(struct session_input *in, const char *input, const struct report_opts *o,
 			  bool by_process)
 {
@@ -151,7 +163,7 @@ static int report_threads(struct session_input *in, const char *input, const str
 		d = c2c_display_default(store_get_meta(in->store, STORE_META_ARCH, arch, sizeof(arch)) < 0 ? "" : arch);
 	rc = store_query_threads(in->store, &f, by_process, &rows, &n, &err);
 	if (rc < 0) {
-		fprintf(stderr, "c2ctui report: %s: %s\n", input, err.msg);
+		report_error(input, err.msg);
 		session_input_close(in);
 		return 1;
 	}
@@ -356,7 +368,7 @@ int cmd_report(int argc, char **argv)
 	 * before the temporary session is removed: writes fail with EPIPE. */
 	signal(SIGPIPE, SIG_IGN);
 	if (!abs_time && time_to_abs(in.store, &o, &err) < 0) {
-		fprintf(stderr, "c2ctui report: %s: %s\n", input, err.msg);
+		report_error(input, err.msg);
 		session_input_close(&in);
 		return 1;
 	}
@@ -364,7 +376,7 @@ int cmd_report(int argc, char **argv)
 		return report_threads(&in, input, &o, threads == 2);
 	rc = report_model_build(&m, in.store, input, &o, &err);
 	if (rc < 0) {
-		fprintf(stderr, "c2ctui report: %s: %s\n", input, err.msg);
+		report_error(input, err.msg);
 		report_model_fini(&m);
 		session_input_close(&in);
 		return 1;

@@ -752,6 +752,108 @@ static void test_bulk_equals_plain(void)
  * has them turned off, for windows inside, across and outside the blocks,
  * open at either end; samples written over several commits (partial
  * blocks widened later) and out of time order at the seam. */
+/* Collects store_sql's rows as "v,v,...;" (the header skipped). */
+struct sql_text {
+	char *buf;
+	size_t len, cap;
+};
+
+static int sql_collect(void *ctx, int ncols, const char *const *names, const char *const *values)
+{
+	struct sql_text *t = ctx;
+
+	(void)names;
+	if (!values)
+		return 0;
+	for (int i = 0; i < ncols; i++) {
+		size_t need = t->len + (values[i] ? strlen(values[i]) : 0) + 3;
+		if (need > t->cap) {
+			char *p = realloc(t->buf, need * 2);
+			if (!p)
+				return -ENOMEM;
+			t->buf = p;
+			t->cap = need * 2;
+		}
+		t->len += (size_t)sprintf(t->buf + t->len, "%s%c", values[i] ? values[i] : "", i + 1 < ncols ? ',' : ';');
+	}
+	return 0;
+}
+
+static char *sql_rows(struct store *st, const char *sql)
+{
+	struct c2c_error err = { 0 };
+	struct sql_text t = { 0 };
+
+	if (store_sql(st, sql, sql_collect, &t, &err) < 0) {
+		printf("# %s\n", err.msg);
+		free(t.buf);
+		return NULL;
+	}
+	return t.buf ? t.buf : strdup("");
+}
+
+/* Schema 3: a block holds one CPU's samples, ids are unique, ORDER BY
+ * time, id is the recording order (and costs no sort); a recording
+ * without times (time 0) keeps its arrival order in ids. */
+static void test_sample_order(void)
+{
+	struct c2c_error err = { 0 };
+	char *expect = malloc((size_t)NS * 24 + 1), *got;
+	size_t len = 0;
+	struct store *st;
+
+	CHECK(expect != NULL);
+	if (!expect)
+		return;
+	for (int pass = 0; pass < 2; pass++) {
+		const char *name = pass ? "order0.db" : "order.db";
+		len = 0;
+		CHECK(store_create(&st, tmp_path(name), &err) == 0);
+		for (int i = 0; i < NS; i++) {
+			struct tsample t = samples[i];
+			if (pass)
+				t.s.time = 0;
+			CHECK(store_add_sample(st, &t.s, &t.ctx, &err) == 0);
+			if (i % 700 == 699)
+				CHECK(store_commit(st, &err) == 0);
+			len += (size_t)sprintf(expect + len, "%d,%d,%llu;", (int)t.s.cpu, (int)t.s.tid,
+					       (unsigned long long)t.s.addr);
+		}
+		CHECK(store_finalize(st, &err) == 0);
+		store_close(st);
+		CHECK(store_open(&st, tmp_path(name), STORE_OPEN_RDONLY, &err) == 0);
+		got = sql_rows(st, pass ? "SELECT cpu, tid, addr FROM samples ORDER BY id"
+					: "SELECT cpu, tid, addr FROM samples ORDER BY time, id");
+		CHECK(got && !strcmp(got, expect));
+		free(got);
+		got = sql_rows(st, "SELECT count(*) = count(DISTINCT id), count(*) FROM samples");
+		char want[64];
+		snprintf(want, sizeof(want), "1,%d;", NS);
+		CHECK(got && !strcmp(got, want));
+		free(got);
+		/* one CPU a block with times; one block run of ids without */
+		got = sql_rows(st, pass ? "SELECT max(id) - min(id) + 1 = count(*) FROM samples"
+					: "SELECT (SELECT count(*) FROM (SELECT i.first_id FROM sample_block_index i JOIN samples s"
+					  " ON s.id BETWEEN i.first_id AND i.first_id + i.n - 1 GROUP BY i.first_id"
+					  " HAVING count(DISTINCT s.cpu) = 1)) = (SELECT count(*) FROM sample_blocks)");
+		CHECK(got && !strcmp(got, "1;"));
+		free(got);
+		if (!pass) {
+			got = sql_rows(st, "EXPLAIN QUERY PLAN SELECT id FROM samples ORDER BY time, id");
+			CHECK(got && !strstr(got, "TEMP B-TREE"));
+			free(got);
+			/* the block hint skips only other CPUs' samples */
+			got = sql_rows(st, "SELECT (SELECT count(*) FROM samples WHERE cpu = 5 AND block_cpus = 32) ="
+					   " (SELECT count(*) FROM samples WHERE cpu = 5), (SELECT count(*) FROM samples"
+					   " WHERE cpu = 5) > 0");
+			CHECK(got && !strcmp(got, "1,1;"));
+			free(got);
+		}
+		store_close(st);
+	}
+	free(expect);
+}
+
 static void test_time_blocks(void)
 {
 	static const uint64_t win[][2] = {
@@ -774,17 +876,23 @@ static void test_time_blocks(void)
 		}
 	CHECK(store_finalize(st, &err) == 0);
 	store_close(st);
-	/* three blocks of 4096 ids, each exactly its ids */
-	char *blocks = dump_rows(tmp_path("tb.db"), "SELECT block, first_id, last_id FROM sample_time_blocks");
-	CHECK(blocks && !strcmp(blocks, "0|1|4096|\n1|4097|8192|\n2|8193|9000|\n"));
+	/* the index says what each block holds: every sample once, the
+	 * blocks' times, and the step back in time marks a block unsorted */
+	char *blocks = dump_rows(tmp_path("tb.db"), "SELECT count(*), sum(i.n), sum(i.n = b.n AND i.tmin = b.tmin AND"
+				 " i.tmax = b.tmax), sum(i.sorted = 0) > 0, (SELECT count(*) FROM sample_blocks)"
+				 " FROM sample_block_index i JOIN sample_blocks b USING (first_id)");
+	int nidx = 0, nsame = 0, nblocks = 0;
+	CHECK(blocks && sscanf(blocks, "%d|9000|%d|1|%d|", &nidx, &nsame, &nblocks) == 3);
+	CHECK(nidx > 0 && nidx == nsame && nidx == nblocks);
 	free(blocks);
 	sqlite3 *db;
-	/* the copy, without blocks */
+	/* the copy whose index skips nothing */
 	char cmd[1200];
 	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", tmp_path("tb.db"), tmp_path("tboff.db"));
 	CHECK(system(cmd) == 0);
 	CHECK(sqlite3_open(tmp_path("tboff.db"), &db) == SQLITE_OK);
-	CHECK(sqlite3_exec(db, "UPDATE meta SET value = '0' WHERE key = 'time_blocks'", NULL, NULL, NULL) == SQLITE_OK);
+	CHECK(sqlite3_exec(db, "UPDATE sample_block_index SET tmin = NULL, tmax = NULL, cpus = -1, nodes = -1",
+			   NULL, NULL, NULL) == SQLITE_OK);
 	sqlite3_close(db);
 	CHECK(store_open(&a, tmp_path("tb.db"), STORE_OPEN_RDONLY, &err) == 0);
 	CHECK(store_open(&b, tmp_path("tboff.db"), STORE_OPEN_RDONLY, &err) == 0);
@@ -794,6 +902,10 @@ static void test_time_blocks(void)
 		store_filter_init(&f);
 		f.time_from = win[w][0];
 		f.time_to = win[w][1];
+		/* and CPU filters, which skip the other CPUs' blocks */
+		f.cpu = w % 3 == 1 ? (int32_t)(w % 4) : -1;
+		if (w % 3 == 2)
+			CHECK(store_id_set_parse(&f.cpus, "0,2-3") == 0);
 		CHECK(store_query_summary(a, &f, &sa, &err) == 0);
 		CHECK(store_query_summary(b, &f, &sb, &err) == 0);
 		CHECK(stats_eq(&sa.total, &sb.total));
@@ -817,4 +929,4 @@ TEST_MAIN(TEST_CASE(test_create_reopen), TEST_CASE(test_aggregates_match), TEST_
 	  TEST_CASE(test_reject_non_sqlite), TEST_CASE(test_valid_after_commit), TEST_CASE(test_append),
 	  TEST_CASE(test_locks_sites_timeline_search), TEST_CASE(test_crash_after_commit_wal),
 	  TEST_CASE(test_crash_after_commit_bulk), TEST_CASE(test_bulk_equals_plain),
-	  TEST_CASE(test_time_blocks))
+	  TEST_CASE(test_time_blocks), TEST_CASE(test_sample_order))
