@@ -37,6 +37,7 @@ struct sample_merge {
 	struct binfo *list;
 	size_t nlist, next;
 	sqlite3_stmt *data;
+	sqlite3_stmt *pin;           /* kept on a row: one snapshot for the whole scan */
 	struct mblock **heap, **pool;
 	size_t nheap, npool, cap;    /* heap and pool hold at most cap blocks together */
 	struct mblock *cur;          /* the block of the row last returned (the heap's top) */
@@ -105,6 +106,13 @@ int sample_merge_open(sqlite3 *db, const struct sample_merge_opts *o, struct sam
 		return -ENOMEM;
 	m->db = db;
 	m->o = *o;
+	/* A live writer commits while a filter scans: a statement left on a
+	 * row keeps this connection's read snapshot until the scan ends, as
+	 * the one SQL scan this replaces did (a no-op inside a transaction). */
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM main.sample_blocks", -1, &m->pin, NULL) != SQLITE_OK)
+		return set_err(m, -EIO, "reading sample_blocks: %s", sqlite3_errmsg(db));
+	if ((r = sqlite3_step(m->pin)) != SQLITE_ROW && r != SQLITE_DONE)
+		return set_err(m, -EIO, "reading sample_blocks: %s", sqlite3_errmsg(db));
 	if ((r = load_list(m)) < 0)
 		return r;
 	if (sqlite3_prepare_v2(db, "SELECT data FROM main.sample_blocks WHERE first_id = ?1", -1, &m->data, NULL)
@@ -330,5 +338,6 @@ void sample_merge_close(struct sample_merge *m)
 	free(m->pool);
 	free(m->list);
 	sqlite3_finalize(m->data);
+	sqlite3_finalize(m->pin);
 	free(m);
 }

@@ -163,9 +163,9 @@ static int sv_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
 	}
 	int arg = 1;
 	bool hints = cpus >= 0 || nodes >= 0 || t0 >= 0 || t1 >= 0;
-	if (eq < 0 && has_parts((struct svtab *)vt) &&
-	    (time_order(info) || (info->nOrderBy == 0 && lo < 0 && hi < 0 && hints))) {
-		/* merged blocks: id bounds, if any, are left to SQLite */
+	if (eq < 0 && has_parts((struct svtab *)vt) && (time_order(info) || (lo < 0 && hi < 0 && hints))) {
+		/* merged blocks: id bounds, if any, are left to SQLite, and
+		 * an order other than time's is SQLite's to sort */
 		idx |= IDX_TIME;
 	} else if (eq >= 0) {
 		idx |= IDX_EQ;
@@ -222,7 +222,7 @@ static int sv_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
 	info->idxNum = (int)idx;
 	info->estimatedCost = cost;
 	if (idx & IDX_TIME)
-		info->orderByConsumed = info->nOrderBy > 0;
+		info->orderByConsumed = time_order(info);
 	else if (info->nOrderBy == 1 && (info->aOrderBy[0].iColumn == 0 || info->aOrderBy[0].iColumn == -1) &&
 		 !info->aOrderBy[0].desc)
 		info->orderByConsumed = 1;
