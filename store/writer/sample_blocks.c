@@ -61,6 +61,18 @@ static unsigned part_of(const struct store *st, const struct store_sample_rec *r
 	return PART_CPU0 + (unsigned)(r->v[2] % 64);
 }
 
+/* tmin, tmax at parameters i, i + 1: NULL when no row has a time */
+static void bind_times(sqlite3_stmt *s, int i, int64_t tmin, int64_t tmax)
+{
+	if (tmin <= tmax) {
+		sqlite3_bind_int64(s, i, tmin);
+		sqlite3_bind_int64(s, i + 1, tmax);
+	} else {
+		sqlite3_bind_null(s, i);
+		sqlite3_bind_null(s, i + 1);
+	}
+}
+
 static int write_block(struct store *st, struct store_block_part *p, struct c2c_error *err)
 {
 	struct store_block_acc *b = &st->writer->blocks;
@@ -85,13 +97,7 @@ static int write_block(struct store *st, struct store_block_part *p, struct c2c_
 	}
 	sqlite3_bind_int64(b->insert, 1, p->first_id);
 	sqlite3_bind_int64(b->insert, 2, (sqlite3_int64)p->n);
-	if (tmin <= tmax) {
-		sqlite3_bind_int64(b->insert, 3, tmin);
-		sqlite3_bind_int64(b->insert, 4, tmax);
-	} else {
-		sqlite3_bind_null(b->insert, 3);
-		sqlite3_bind_null(b->insert, 4);
-	}
+	bind_times(b->insert, 3, tmin, tmax);
 	sqlite3_bind_blob(b->insert, 5, data, (int)len, free);
 	if ((r = store_step_done(st, b->insert, true, err, "writing samples")) < 0 || !st->sample_parts)
 		return r;
@@ -101,13 +107,7 @@ static int write_block(struct store *st, struct store_block_part *p, struct c2c_
 		return r;
 	sqlite3_bind_int64(b->insert_index, 1, p->first_id);
 	sqlite3_bind_int64(b->insert_index, 2, (sqlite3_int64)p->n);
-	if (tmin <= tmax) {
-		sqlite3_bind_int64(b->insert_index, 3, tmin);
-		sqlite3_bind_int64(b->insert_index, 4, tmax);
-	} else {
-		sqlite3_bind_null(b->insert_index, 3);
-		sqlite3_bind_null(b->insert_index, 4);
-	}
+	bind_times(b->insert_index, 3, tmin, tmax);
 	sqlite3_bind_int64(b->insert_index, 5, (sqlite3_int64)p->cpus);
 	sqlite3_bind_int64(b->insert_index, 6, (sqlite3_int64)p->nodes);
 	sqlite3_bind_int(b->insert_index, 7, p->sorted);
