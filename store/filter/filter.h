@@ -32,6 +32,14 @@ bool store_filter_keeps(const struct store_filter *f, const struct store_sample_
 /* The per-CPU blocks (schema 3) a filter's CPUs and nodes can be in, as
  * masks of bit x % 64 for sample_blocks' block_cpus / block_nodes (0: any). */
 void store_filter_block_masks(const struct store_filter *f, uint64_t *cpus, uint64_t *nodes);
+struct sample_merge;
+/* The block session's samples f can keep, in recording order (cols: the
+ * columns decoded; the rows still need store_filter_keeps): 0 with *out,
+ * or <0 with err set (filter_merge.c). */
+int store_filter_merge_open(struct store *st, const struct store_filter *f, uint32_t cols,
+			    struct sample_merge **out, struct c2c_error *err);
+/* err for r, a failure of sample_merge_next on m (a damaged block names the session). */
+int store_filter_merge_error(struct store *st, const struct sample_merge *m, int r, struct c2c_error *err);
 /* Binds the named parameters store_filter_sql used. */
 void store_filter_bind(sqlite3_stmt *s, const struct store_filter *f);
 

@@ -11,11 +11,6 @@
 #include <errno.h>
 #include <stdio.h>
 
-static bool cancel_asked(void *arg)
-{
-	return store_cancel_check(arg);
-}
-
 /* A block session's samples, decoded in C (no SQL row per sample): only
  * the blocks a time window overlaps and, since schema 3, only the blocks
  * of the filter's CPUs or nodes; only the columns aggregated; merged
@@ -26,14 +21,7 @@ static int add_blocks(struct agg *a, struct store *st, const struct store_filter
 {
 	/* time, event, cpu, node, pid, tid, cpumode, ip, site, addr,
 	 * phys_addr, class_bits, weight, dsym, dsym_offset, line_var */
-	struct sample_merge_opts o = {
-		.cols = 0x1fffu | (1u << 16) | (1u << 17) | (1u << 20),
-		.t0 = f ? (int64_t)f->time_from : 0,
-		.t1 = f ? (int64_t)f->time_to : 0,
-		.parts = st->sample_parts,
-		.cancel = cancel_asked,
-		.cancel_arg = &st->interrupted,
-	};
+	const uint32_t cols = 0x1fffu | (1u << 16) | (1u << 17) | (1u << 20);
 	const bool phys = f && f->phys_lines;
 	struct sample_merge *m = NULL;
 	struct agg_worker *w = NULL;
@@ -42,53 +30,41 @@ static int add_blocks(struct agg *a, struct store *st, const struct store_filter
 	int64_t id;
 	int r, more;
 
-	store_filter_block_masks(f, &o.cpus, &o.nodes);
-	if ((r = sample_merge_open(st->db, &o, &m)) < 0) {
-		r = r == -ENOMEM ? c2c_error_set(err, r, "out of memory")
-				 : c2c_error_set(err, r, "%s: %s", st->path, sample_merge_error(m));
-		sample_merge_close(m);
+	if ((r = store_filter_merge_open(st, f, cols, &m, err)) < 0)
 		return r;
-	}
 	if (agg_worker_start(&w, a) < 0)
 		w = NULL;  /* no thread: aggregate here */
 	while (r == 0 && (more = sample_merge_next(m, &x, &raw, &id)) != 0) {
 		if (more < 0) {
-			if (more == -ENOMEM)
-				r = c2c_error_set(err, more, "out of memory");
-			else if (more == -ECANCELED)
-				r = c2c_error_set(err, more, "interrupted");
-			else
-				r = c2c_error_set(err, more, "%s: %s", st->path, sample_merge_error(m));
+			r = store_filter_merge_error(st, m, more, err);
 			break;
 		}
-		{
-			if (!store_filter_keeps(f, x))
-				continue;
+		if (!store_filter_keeps(f, x))
+			continue;
 #define V(c) ((x->present >> (c)) & 1u ? x->v[c] : 0)
-			uint64_t vaddr = (uint64_t)V(9);
-			struct agg_sample as = {
-				.time = (uint64_t)V(0),
-				.addr = phys ? (uint64_t)V(10) : vaddr,
-				.cpu = (x->present >> 2) & 1u ? (uint32_t)x->v[2] : UINT32_MAX,
-				.node = (int32_t)V(3),
-				.pid = (int32_t)V(4),
-				.tid = (int32_t)V(5),
-				.ip = (uint64_t)V(7),
-				.site = V(8),
-				.dsym = V(16),
-				.dsym_start = vaddr - (uint64_t)V(17),
-				.bits = (uint64_t)V(11),
-				.weight = (uint64_t)V(12),
-				.event = (uint32_t)V(1),
-				.vaddr = vaddr,
-				.phys = (uint64_t)V(10),
-				.cpumode = (uint8_t)(int)V(6),
-				.line_var = phys ? 0 : (uint8_t)(int)V(20),
-			};
+		uint64_t vaddr = (uint64_t)V(9);
+		struct agg_sample as = {
+			.time = (uint64_t)V(0),
+			.addr = phys ? (uint64_t)V(10) : vaddr,
+			.cpu = (x->present >> 2) & 1u ? (uint32_t)x->v[2] : UINT32_MAX,
+			.node = (int32_t)V(3),
+			.pid = (int32_t)V(4),
+			.tid = (int32_t)V(5),
+			.ip = (uint64_t)V(7),
+			.site = V(8),
+			.dsym = V(16),
+			.dsym_start = vaddr - (uint64_t)V(17),
+			.bits = (uint64_t)V(11),
+			.weight = (uint64_t)V(12),
+			.event = (uint32_t)V(1),
+			.vaddr = vaddr,
+			.phys = (uint64_t)V(10),
+			.cpumode = (uint8_t)(int)V(6),
+			.line_var = phys ? 0 : (uint8_t)(int)V(20),
+		};
 #undef V
-			if ((w ? agg_worker_add_sample(w, &as) : agg_add_sample(a, &as)) < 0)
-				r = c2c_error_set(err, -ENOMEM, "out of memory while aggregating samples");
-		}
+		if ((w ? agg_worker_add_sample(w, &as) : agg_add_sample(a, &as)) < 0)
+			r = c2c_error_set(err, -ENOMEM, "out of memory while aggregating samples");
 	}
 	sample_merge_close(m);
 	if (agg_worker_drain(w) < 0 && r == 0)

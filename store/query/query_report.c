@@ -165,20 +165,14 @@ static int seq_blocks(struct store *st, const struct store_filter *f, const stru
 		      struct c2c_error *err)
 {
 	/* time, cpu, node, pid, tid, cpumode, ip, addr, phys_addr, class_bits, weight, line_var */
-	struct sample_merge_opts o = {
-		.cols = 1u | 4u | 8u | 16u | 32u | 64u | 128u | 512u | 1024u | 2048u | 4096u | (1u << 20),
-		.t0 = f ? (int64_t)f->time_from : 0,
-		.t1 = f ? (int64_t)f->time_to : 0,
-		.parts = st->sample_parts,
-	};
+	const uint32_t cols = 1u | 4u | 8u | 16u | 32u | 64u | 128u | 512u | 1024u | 2048u | 4096u | (1u << 20);
 	struct sample_merge *m = NULL;
 	const struct store_sample_rec *r;
 	const unsigned char *raw;
 	int64_t id;
 	int more;
 
-	store_filter_block_masks(f, &o.cpus, &o.nodes);
-	if ((more = sample_merge_open(st->db, &o, &m)) == 0) {
+	if ((more = store_filter_merge_open(st, f, cols, &m, err)) == 0) {
 		while ((more = sample_merge_next(m, &r, &raw, &id)) > 0) {
 #define HAS(k) ((r->present >> (k)) & 1u)
 #define V(k) (HAS(k) ? r->v[k] : 0)
@@ -198,9 +192,8 @@ static int seq_blocks(struct store *st, const struct store_filter *f, const stru
 			seq_add(c, &x);
 		}
 	}
-	if (more < 0)
-		more = more == -ENOMEM ? c2c_error_set(err, more, "out of memory")
-				       : c2c_error_set(err, more, "%s: %s", st->path, sample_merge_error(m));
+	if (more < 0 && m)
+		more = store_filter_merge_error(st, m, more, err);
 	sample_merge_close(m);
 	return more;
 }
