@@ -12,8 +12,12 @@ command -v sqlite3 >/dev/null || { skip record_signals "sqlite3 CLI not installe
   { skip record_signals "kernel has no lock:contention_begin"; exit 0; }
 q() { sqlite3 "$1" "$2" 2>&1; }
 
-"$W" -m pipe -t 3 -d 12 -q &
+# The workload outlives every record below however slow they are under
+# sanitizers (a fixed 12 s ran out before the SIGHUP record on a loaded CI
+# machine, which then saw no samples); it is stopped when the kills are done.
+"$W" -m pipe -t 3 -d 600 -q &
 wpid=$!
+trap 'kill $wpid 2>/dev/null; rm -rf "$E2E_TMP"' EXIT
 for sig in TERM HUP; do
   db=$E2E_TMP/$sig.db
   "$C2CTUI" record -q -o "$db" >"$E2E_TMP/$sig.out" 2>&1 &
