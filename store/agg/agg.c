@@ -342,6 +342,20 @@ int agg_create_tables(struct store *st, const char *schema, struct c2c_error *er
 				return r;
 		}
 	}
+	/* The line list's display filter keeps the lines with at least a
+	 * thousandth of the shared lines' count of the display mode: an index
+	 * per mode makes that a range (the session's lines only; a filtered
+	 * view's temp tables are small and scanned). */
+	for (int m = 0; !strcmp(schema, "main") && m < 4; m++) {
+		static const char *const mode_cols[] = { "tot_hitm", "lcl_hitm", "rmt_hitm", "tot_peer" };
+		if (asprintf(&sql, "CREATE INDEX IF NOT EXISTS main.agg_line_%s ON agg_line (%s);", mode_cols[m],
+			     mode_cols[m]) < 0)
+			return c2c_error_set(err, -ENOMEM, "out of memory");
+		r = store_exec(st, sql, err);
+		free(sql);
+		if (r < 0)
+			return r;
+	}
 	if (asprintf(&sql, "CREATE TABLE IF NOT EXISTS %s.agg_session (name TEXT PRIMARY KEY, value INTEGER)"
 		     " WITHOUT ROWID;", schema) < 0)
 		return c2c_error_set(err, -ENOMEM, "out of memory");
@@ -570,6 +584,8 @@ int agg_flush(struct agg *a, struct store *st, const char *schema, struct c2c_er
 			r = store_sqlerr(st, err, "writing aggregates");
 		sqlite3_reset(s);
 	}
+	if (r == 0)
+		r = agg_line_summary_write(a, st, s, err);
 	sqlite3_finalize(s);
 	return r;
 }

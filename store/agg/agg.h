@@ -83,6 +83,20 @@ int agg_add_lock(struct agg *a, const struct agg_lock_sample *w);
 int agg_create_tables(struct store *st, const char *schema, struct c2c_error *err);
 /* Writes every dirty entry into schema's tables (INSERT OR REPLACE). */
 int agg_flush(struct agg *a, struct store *st, const char *schema, struct c2c_error *err);
+/* ---- the lines table's summary (store/agg/line_summary.c) --------------- */
+
+struct store_line_summary {
+	uint64_t nr_lines;           /* lines with samples */
+	uint64_t nr_shared_lines;
+	struct c2c_stats shared;     /* summed counters of the shared lines */
+};
+/* Writes a's summary of its lines through upsert, an INSERT OR REPLACE
+ * INTO <schema>.agg_session (name, value) VALUES (?, ?). */
+int agg_line_summary_write(const struct agg *a, struct store *st, sqlite3_stmt *upsert, struct c2c_error *err);
+/* schema's summary: 1 when it is there and was written for the session's
+ * samples as they are, 0 otherwise (sum agg_line then). */
+int store_line_summary_read(struct store *st, const char *schema, struct store_line_summary *out);
+
 /* ---- the report's sample-order numbers (store/agg/agg_report.c) ---------- */
 
 /* Starts keeping them in a (the writer's aggregator, before its first

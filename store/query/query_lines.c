@@ -159,6 +159,18 @@ static int build_where(struct store *st, const struct store_lines_query *q, cons
 	stats_args(args, sizeof(args));
 	n = (size_t)snprintf(buf, size, " WHERE (c2c_displayed(%d, %d%s)%s)", (int)q->mode, q->show_all ? 1 : 0, args,
 			     q->with_locks ? " OR l.lock_waits > 0" : "");
+	/* A bound the displayed lines meet, so the mode's index (if the
+	 * session has it) finds them without reading every line: exact when
+	 * no count passes 32 bits (perf's comparison truncates), and only a
+	 * shared line has a display count, none above the shared total. */
+	if (!q->show_all && !q->with_locks) {
+		uint64_t total = c2c_display_value(&st->query->q_shared, (enum c2c_display)q->mode);
+		double least = (double)total * C2C_DISPLAY_LINE_LIMIT;
+
+		if (total <= UINT32_MAX)
+			n = c2c_appendf(buf, size, n, " AND %s >= %llu", mode_col(q->mode),
+					least > 2 ? (unsigned long long)least - 1 : 1ULL);
+	}
 	if (q->filter.min_hitm)
 		n = c2c_appendf(buf, size, n, " AND %s >= :minhitm", mode_col(q->mode));
 	if (q->filter.symbol && q->filter.symbol[0])

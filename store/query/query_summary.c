@@ -1,6 +1,7 @@
 /* Queries: the session summary, events, and the SQL functions through
  * which the queries apply collector/c2c/c2c.h's rules. */
 #include "store/query/query_priv.h"
+#include "store/agg/agg.h"
 #include "store/filter/filter.h"
 
 #include <errno.h>
@@ -70,10 +71,17 @@ int store_register_functions(struct store *st, struct c2c_error *err)
 int store_shared_totals(struct store *st, const char *schema, struct c2c_stats *out, uint64_t *nlines,
 			struct c2c_error *err)
 {
+	struct store_line_summary sum;
 	char sql[2048];
 	sqlite3_stmt *s;
 	int r;
 
+	if (store_line_summary_read(st, schema, &sum) == 1) {
+		*out = sum.shared;
+		if (nlines)
+			*nlines = sum.nr_shared_lines;
+		return 0;
+	}
 	snprintf(sql, sizeof(sql), "SELECT COUNT(*), %s FROM %s.agg_line WHERE shared = 1", store_stats_sums(), schema);
 	if ((r = store_prepare(st, &s, sql, err)) < 0)
 		return r;
@@ -119,6 +127,7 @@ int store_query_summary(struct store *st, const struct store_filter *f, struct s
 			struct c2c_error *err)
 {
 	const char *schema = store_agg_schema(st, f, err);
+	struct store_line_summary lines;
 	char sql[2048];
 	sqlite3_stmt *s;
 	int r;
@@ -145,8 +154,12 @@ int store_query_summary(struct store *st, const struct store_filter *f, struct s
 	sqlite3_finalize(s);
 	if ((r = store_shared_totals(st, schema, &out->shared, &out->nr_shared_lines, err)) < 0)
 		return r;
-	snprintf(sql, sizeof(sql), "SELECT COUNT(*) FROM %s.agg_line WHERE nr_entries > 0", schema);
-	out->nr_lines = (uint64_t)scalar(st, sql, 0);
+	if (store_line_summary_read(st, schema, &lines) == 1) {
+		out->nr_lines = lines.nr_lines;
+	} else {
+		snprintf(sql, sizeof(sql), "SELECT COUNT(*) FROM %s.agg_line WHERE nr_entries > 0", schema);
+		out->nr_lines = (uint64_t)scalar(st, sql, 0);
+	}
 	snprintf(sql, sizeof(sql), "SELECT COUNT(*) FROM %s.agg_node WHERE node >= 0", schema);
 	out->nr_nodes_seen = (uint32_t)scalar(st, sql, 0);
 	snprintf(sql, sizeof(sql), "SELECT value FROM %s.agg_session WHERE name = 'nr_samples'", schema);
