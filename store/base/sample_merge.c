@@ -36,7 +36,10 @@ struct sample_merge {
 	struct sample_merge_opts o;
 	struct binfo *list;
 	size_t nlist, next;
-	sqlite3_stmt *data;
+	sqlite3_stmt *data;          /* a block's rowid */
+	sqlite3_blob *blob;          /* its data, read into buf: no allocation or */
+	unsigned char *buf;          /* fresh pages a block, as a column value costs */
+	size_t buf_cap;
 	sqlite3_stmt *pin;           /* kept on a row: one snapshot for the whole scan */
 	struct mblock **heap, **pool;
 	size_t nheap, npool, cap;    /* heap and pool hold at most cap blocks together */
@@ -115,7 +118,7 @@ int sample_merge_open(sqlite3 *db, const struct sample_merge_opts *o, struct sam
 		return set_err(m, -EIO, "reading sample_blocks: %s", sqlite3_errmsg(db));
 	if ((r = load_list(m)) < 0)
 		return r;
-	if (sqlite3_prepare_v2(db, "SELECT data FROM main.sample_blocks WHERE first_id = ?1", -1, &m->data, NULL)
+	if (sqlite3_prepare_v2(db, "SELECT rowid FROM main.sample_blocks WHERE first_id = ?1", -1, &m->data, NULL)
 	    != SQLITE_OK)
 		return set_err(m, -EIO, "reading sample_blocks: %s", sqlite3_errmsg(db));
 	return 0;
@@ -221,6 +224,46 @@ static int sort_block(struct mblock *b)
 }
 
 /* Decodes the next listed block into a pooled mblock and pushes it. */
+/* Block first_id's data into m->buf (*len bytes): 0, 1 when it is not a
+ * block (no such row, or a NULL), <0 with m->err set. */
+static int read_block(struct sample_merge *m, int64_t first_id, size_t *len)
+{
+	sqlite3_int64 rowid;
+	int rc;
+
+	sqlite3_reset(m->data);
+	sqlite3_bind_int64(m->data, 1, first_id);
+	rc = sqlite3_step(m->data);
+	if (rc == SQLITE_DONE)
+		return set_err(m, -EINVAL, "damaged sample block: indexed in sample_block_index but not in sample_blocks"
+			       " (ids from %lld)", (long long)first_id);
+	if (rc != SQLITE_ROW)
+		return set_err(m, -EIO, "reading sample_blocks: %s", sqlite3_errmsg(m->db));
+	rowid = sqlite3_column_int64(m->data, 0);
+	sqlite3_reset(m->data);
+	rc = m->blob ? sqlite3_blob_reopen(m->blob, rowid)
+		     : sqlite3_blob_open(m->db, "main", "sample_blocks", "data", rowid, 0, &m->blob);
+	if (rc != SQLITE_OK) {
+		/* a failed reopen leaves the handle aborted; a NULL or a
+		 * number is no value to open */
+		if (m->blob)
+			sqlite3_blob_close(m->blob);
+		m->blob = NULL;
+		return rc == SQLITE_ERROR ? 1 : set_err(m, -EIO, "reading sample_blocks: %s", sqlite3_errmsg(m->db));
+	}
+	*len = (size_t)sqlite3_blob_bytes(m->blob);
+	if (*len > m->buf_cap) {
+		unsigned char *p = realloc(m->buf, *len);
+		if (!p)
+			return -ENOMEM;
+		m->buf = p;
+		m->buf_cap = *len;
+	}
+	if (*len && sqlite3_blob_read(m->blob, m->buf, (int)*len, 0) != SQLITE_OK)
+		return set_err(m, -EIO, "reading sample_blocks: %s", sqlite3_errmsg(m->db));
+	return 0;
+}
+
 static int activate(struct sample_merge *m)
 {
 	const struct binfo *bi = &m->list[m->next++];
@@ -247,21 +290,14 @@ static int activate(struct sample_merge *m)
 		if (!(b = calloc(1, sizeof(*b))))
 			return -ENOMEM;
 	}
-	sqlite3_reset(m->data);
-	sqlite3_bind_int64(m->data, 1, bi->first_id);
-	rc = sqlite3_step(m->data);
-	const void *data = rc == SQLITE_ROW ? sqlite3_column_blob(m->data, 0) : NULL;
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+	size_t len = 0;
+	if ((rc = read_block(m, bi->first_id, &len)) != 0 ||
+	    sample_block_decode(m->buf, len, m->o.cols, &b->b, &why) < 0) {
 		m->pool[m->npool++] = b;
-		return set_err(m, -EIO, "reading sample_blocks: %s", sqlite3_errmsg(m->db));
-	}
-	if (!data || sample_block_decode(data, (size_t)sqlite3_column_bytes(m->data, 0), m->o.cols, &b->b, &why) < 0) {
-		m->pool[m->npool++] = b;
-		if (rc == SQLITE_DONE)
-			why = "indexed in sample_block_index but not in sample_blocks";
+		if (rc < 0)
+			return rc;
 		return set_err(m, -EINVAL, "damaged sample block: %s (ids from %lld)", why, (long long)bi->first_id);
 	}
-	sqlite3_reset(m->data);
 	if (b->b.n == 0) {
 		m->pool[m->npool++] = b;
 		return 0;
@@ -337,6 +373,8 @@ void sample_merge_close(struct sample_merge *m)
 	free(m->heap);
 	free(m->pool);
 	free(m->list);
+	sqlite3_blob_close(m->blob);
+	free(m->buf);
 	sqlite3_finalize(m->data);
 	sqlite3_finalize(m->pin);
 	free(m);
