@@ -557,7 +557,7 @@ int agg_flush(struct agg *a, struct store *st, const char *schema, struct c2c_er
 	for (int k = 0; k < AGG__MAX; k++)
 		if ((r = flush_table(a, st, schema, (enum agg_kind)k, err)) < 0)
 			return r;
-	if (a->rep && !strcmp(schema, "main") && (r = agg_rep_flush(a, st, err)) < 0)
+	if (a->rep && (r = agg_rep_flush(a, st, schema, err)) < 0)
 		return r;
 	if (asprintf(&sql, "INSERT OR REPLACE INTO %s.agg_session (name, value) VALUES (?, ?)", schema) < 0)
 		return c2c_error_set(err, -ENOMEM, "out of memory");

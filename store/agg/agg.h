@@ -99,15 +99,17 @@ int store_line_summary_read(struct store *st, const char *schema, struct store_l
 
 /* ---- the report's sample-order numbers (store/agg/agg_report.c) ---------- */
 
-/* Starts keeping them in a (the writer's aggregator, before its first
- * sample): reads the session's memory topology, creates the tables. */
-int agg_rep_enable(struct agg *a, struct store *st, struct c2c_error *err);
-/* Their tables in st's main schema, if absent. */
-int agg_rep_create_tables(struct store *st, struct c2c_error *err);
-/* Answers store_query_lines_seq from those tables when they hold exactly
- * what it would compute: 1 done, 0 not applicable (scan), <0 error. */
-int store_lines_seq_precomputed(struct store *st, const struct store_filter *f, unsigned coalesce,
-				struct store_seq_line *lines, size_t n, struct c2c_error *err);
+/* Starts keeping them in a, for its tables in schema: the writer's
+ * aggregator ("main", before its first sample) and a filtered view's
+ * ("temp"). Reads the session's memory topology, creates the tables. */
+int agg_rep_enable(struct agg *a, struct store *st, const char *schema, struct c2c_error *err);
+/* Their tables in schema ("main" or "temp"), if absent. */
+int agg_rep_create_tables(struct store *st, const char *schema, struct c2c_error *err);
+/* Answers store_query_lines_seq from those tables in schema (the one
+ * store_agg_schema gives for f) when they hold exactly what it would
+ * compute: 1 done, 0 not applicable (scan), <0 error. */
+int store_lines_seq_precomputed(struct store *st, const char *schema, const struct store_filter *f,
+				unsigned coalesce, struct store_seq_line *lines, size_t n, struct c2c_error *err);
 
 /* ---- perf's line identity (store/agg/line_key.c) ------------------------ */
 

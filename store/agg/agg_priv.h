@@ -11,8 +11,9 @@
 void agg_rep_free(struct agg *a);
 /* One sample on line_ent / par_ent (the AGG_LINE and AGG_PARETO entries). */
 int agg_rep_add(struct agg *a, struct agg_ent *line_ent, struct agg_ent *par_ent, const struct agg_sample *s);
-/* Writes the changed entries into main.agg_line_seq / main.agg_prow. */
-int agg_rep_flush(struct agg *a, struct store *st, struct c2c_error *err);
+/* Writes the changed entries into <schema>.agg_line_seq / agg_prow when
+ * schema is the one they were enabled for (nothing otherwise). */
+int agg_rep_flush(struct agg *a, struct store *st, const char *schema, struct c2c_error *err);
 
 /* ---- the timeline log (store/agg/timeline_log.c) ------------------------ */
 

@@ -38,6 +38,7 @@ struct rep_line {
 };
 
 struct agg_rep {
+	char schema[8];              /* "main" or "temp" */
 	struct c2c_mem_range *ranges;
 	size_t nranges;
 	uint64_t ranges_hash;
@@ -74,15 +75,18 @@ static uint64_t row_hash(uint64_t addr, uint64_t ip)
 	return h ^ (h >> 29);
 }
 
-int agg_rep_enable(struct agg *a, struct store *st, struct c2c_error *err)
+int agg_rep_enable(struct agg *a, struct store *st, const char *schema, struct c2c_error *err)
 {
 	struct agg_rep *r;
 
 	if (a->rep)
 		return 0;
+	if (strcmp(schema, "main") && strcmp(schema, "temp"))
+		return c2c_error_set(err, -EINVAL, "no aggregate schema %s", schema);
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return c2c_error_set(err, -ENOMEM, "out of memory");
+	snprintf(r->schema, sizeof(r->schema), "%s", schema);
 	if (store_get_mem_ranges(st, &r->ranges, &r->nranges) < 0) {
 		free(r);
 		return c2c_error_set(err, -ENOMEM, "out of memory");
@@ -90,20 +94,20 @@ int agg_rep_enable(struct agg *a, struct store *st, struct c2c_error *err)
 	r->ranges_hash = ranges_hash(r->ranges, r->nranges);
 	a->rep = r;
 	/* sessions made before these tables existed get them on append */
-	return agg_rep_create_tables(st, err);
+	return agg_rep_create_tables(st, schema, err);
 }
 
-int agg_rep_create_tables(struct store *st, struct c2c_error *err)
+int agg_rep_create_tables(struct store *st, const char *schema, struct c2c_error *err)
 {
 	char *sql;
 	int rc;
 
-	if (asprintf(&sql, "CREATE TABLE IF NOT EXISTS main.agg_line_seq (line INTEGER NOT NULL PRIMARY KEY,"
+	if (asprintf(&sql, "CREATE TABLE IF NOT EXISTS %s.agg_line_seq (line INTEGER NOT NULL PRIMARY KEY,"
 		     " phys_nodes INTEGER, pa_cnt INTEGER, first_cpumode INTEGER, first_pid INTEGER,"
 		     " first_addr INTEGER, first_time INTEGER, first_nomap INTEGER) WITHOUT ROWID;"
-		     "CREATE TABLE IF NOT EXISTS main.agg_prow (line INTEGER NOT NULL, off INTEGER NOT NULL,"
+		     "CREATE TABLE IF NOT EXISTS %s.agg_prow (line INTEGER NOT NULL, off INTEGER NOT NULL,"
 		     " ip INTEGER NOT NULL, phys_nodes INTEGER, pa_cnt INTEGER, %s, PRIMARY KEY (line, off, ip))"
-		     " WITHOUT ROWID;", store_lat_coldefs()) < 0)
+		     " WITHOUT ROWID;", schema, schema, store_lat_coldefs()) < 0)
 		return c2c_error_set(err, -ENOMEM, "out of memory");
 	rc = store_exec(st, sql, err);
 	free(sql);
@@ -270,25 +274,25 @@ static int cmp_rows(const void *pa, const void *pb, void *ctx)
 	return 0;
 }
 
-int agg_rep_flush(struct agg *a, struct store *st, struct c2c_error *err)
+int agg_rep_flush(struct agg *a, struct store *st, const char *schema, struct c2c_error *err)
 {
 	struct agg_rep *r = a->rep;
 	sqlite3_stmt *sl = NULL, *sr = NULL, *ss = NULL;
-	char *sql = NULL;
+	char *sql = NULL, lsql[256], ssql[128];
 	int rc = 0;
 
-	if (!r || (!r->ndlines && !r->ndrows))
+	if (!r || strcmp(schema, r->schema) || (!r->ndlines && !r->ndrows))
 		return 0;
-	if (asprintf(&sql, "INSERT OR REPLACE INTO main.agg_prow (line, off, ip, phys_nodes, pa_cnt, %s)"
-		     " VALUES (?,?,?,?,?%.*s)", store_lat_cols(), 2 * STORE_NR_LAT_COLS,
+	if (asprintf(&sql, "INSERT OR REPLACE INTO %s.agg_prow (line, off, ip, phys_nodes, pa_cnt, %s)"
+		     " VALUES (?,?,?,?,?%.*s)", r->schema, store_lat_cols(), 2 * STORE_NR_LAT_COLS,
 		     ",?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?") < 0)
 		return c2c_error_set(err, -ENOMEM, "out of memory");
+	snprintf(lsql, sizeof(lsql), "INSERT OR REPLACE INTO %s.agg_line_seq (line, phys_nodes, pa_cnt, first_cpumode,"
+		 " first_pid, first_addr, first_time, first_nomap) VALUES (?,?,?,?,?,?,?,?)", r->schema);
+	snprintf(ssql, sizeof(ssql), "INSERT OR REPLACE INTO %s.agg_session (name, value) VALUES (?, ?)", r->schema);
 	if (sqlite3_prepare_v2(st->db, sql, -1, &sr, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(st->db, "INSERT OR REPLACE INTO main.agg_line_seq (line, phys_nodes, pa_cnt,"
-			       " first_cpumode, first_pid, first_addr, first_time, first_nomap) VALUES (?,?,?,?,?,?,?,?)",
-			       -1, &sl, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(st->db, "INSERT OR REPLACE INTO main.agg_session (name, value) VALUES (?, ?)", -1, &ss,
-			       NULL) != SQLITE_OK) {
+	    sqlite3_prepare_v2(st->db, lsql, -1, &sl, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(st->db, ssql, -1, &ss, NULL) != SQLITE_OK) {
 		rc = store_sqlerr(st, err, "writing aggregates");
 		goto out;
 	}
@@ -346,12 +350,14 @@ out:
 
 /* ---- the report's side ------------------------------------------------ */
 
-static int session_value(struct store *st, const char *name, int64_t *v)
+static int session_value(struct store *st, const char *schema, const char *name, int64_t *v)
 {
+	char sql[96];
 	sqlite3_stmt *s;
 	int found = 0;
 
-	if (sqlite3_prepare_v2(st->db, "SELECT value FROM main.agg_session WHERE name = ?", -1, &s, NULL) != SQLITE_OK)
+	snprintf(sql, sizeof(sql), "SELECT value FROM %s.agg_session WHERE name = ?", schema);
+	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
 		return 0;
 	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
 	if (sqlite3_step(s) == SQLITE_ROW) {
@@ -362,22 +368,26 @@ static int session_value(struct store *st, const char *name, int64_t *v)
 	return found;
 }
 
-/* Whether the stored numbers answer this query exactly. */
-static bool precomputed_usable(struct store *st, const struct store_filter *f, unsigned coalesce,
-			       const struct store_seq_line *lines, size_t n)
+/* Whether the stored numbers in schema answer this query exactly: the
+ * session's ("main") for no filter, a filtered view's ("temp", made for f
+ * by store_agg_schema) for its filter; lines of the size they were
+ * computed for, the default coalescing, today's memory topology. */
+static bool precomputed_usable(struct store *st, const char *schema, const struct store_filter *f,
+			       unsigned coalesce, const struct store_seq_line *lines, size_t n)
 {
 	struct c2c_mem_range *ranges = NULL;
 	size_t nranges = 0;
 	int64_t ls, rh;
 	uint64_t h;
 
-	if (store_filter_needs_recompute(f) || coalesce != STORE_COALESCE_IADDR)
+	if (strcmp(schema, store_filter_needs_recompute(f) ? "temp" : "main") || coalesce != STORE_COALESCE_IADDR ||
+	    (f && f->phys_lines))
 		return false;
 	for (size_t i = 0; i < n; i++)
 		if (lines[i].row_nodes)
 			return false;
-	if (!session_value(st, "seq:line_size", &ls) || ls != (int64_t)st->line_size ||
-	    !session_value(st, "seq:ranges", &rh))
+	if (!session_value(st, schema, "seq:line_size", &ls) || ls != (int64_t)store_line_size(st, f) ||
+	    !session_value(st, schema, "seq:ranges", &rh))
 		return false;
 	if (store_get_mem_ranges(st, &ranges, &nranges) < 0)
 		return false;
@@ -386,26 +396,26 @@ static bool precomputed_usable(struct store *st, const struct store_filter *f, u
 	return (int64_t)h == rh;
 }
 
-int store_lines_seq_precomputed(struct store *st, const struct store_filter *f, unsigned coalesce,
-				struct store_seq_line *lines, size_t n, struct c2c_error *err)
+int store_lines_seq_precomputed(struct store *st, const char *schema, const struct store_filter *f,
+				unsigned coalesce, struct store_seq_line *lines, size_t n, struct c2c_error *err)
 {
 	sqlite3_stmt *sl = NULL, *sr = NULL;
 	struct store_maps maps;
-	char *sql = NULL;
+	char *sql = NULL, lsql[192];
 	int rc = 0;
 
-	if (!precomputed_usable(st, f, coalesce, lines, n))
+	if (!precomputed_usable(st, schema, f, coalesce, lines, n))
 		return 0;
 	if ((rc = store_maps_load(st, &maps, err)) < 0)
 		return rc;
-	if (asprintf(&sql, "SELECT phys_nodes, pa_cnt, %s FROM main.agg_prow WHERE line = ? AND off = ? AND ip = ?",
-		     store_lat_cols()) < 0) {
+	if (asprintf(&sql, "SELECT phys_nodes, pa_cnt, %s FROM %s.agg_prow WHERE line = ? AND off = ? AND ip = ?",
+		     store_lat_cols(), schema) < 0) {
 		store_maps_free(&maps);
 		return c2c_error_set(err, -ENOMEM, "out of memory");
 	}
-	if ((rc = store_prepare(st, &sr, sql, err)) < 0 ||
-	    (rc = store_prepare(st, &sl, "SELECT phys_nodes, pa_cnt, first_cpumode, first_pid, first_addr, first_time,"
-				" first_nomap FROM main.agg_line_seq WHERE line = ?", err)) < 0)
+	snprintf(lsql, sizeof(lsql), "SELECT phys_nodes, pa_cnt, first_cpumode, first_pid, first_addr, first_time,"
+		 " first_nomap FROM %s.agg_line_seq WHERE line = ?", schema);
+	if ((rc = store_prepare(st, &sr, sql, err)) < 0 || (rc = store_prepare(st, &sl, lsql, err)) < 0)
 		goto out;
 	for (size_t i = 0; i < n; i++) {
 		struct store_seq_line *l = &lines[i];

@@ -313,7 +313,7 @@ int store_check_columns(sqlite3 *db, const char *path, const char *base_schema, 
 	}
 	/* Every table c2ctui makes, whichever module makes it. */
 	if ((r = store_exec(&ref, base_schema, &rerr)) < 0 || (r = agg_create_tables(&ref, "main", &rerr)) < 0 ||
-	    (r = agg_rep_create_tables(&ref, &rerr)) < 0 || (r = store_exec(&ref, agg_timeline_schema, &rerr)) < 0 ||
+	    (r = agg_rep_create_tables(&ref, "main", &rerr)) < 0 || (r = store_exec(&ref, agg_timeline_schema, &rerr)) < 0 ||
 	    (r = store_exec(&ref, store_time_blocks_schema, &rerr)) < 0 ||
 	    (r = store_exec(&ref, store_lock_contention_schema, &rerr)) < 0 ||
 	    (r = store_exec(&ref, typeinfo_schema, &rerr)) < 0) {

@@ -45,10 +45,11 @@ void store_filter_bind(sqlite3_stmt *s, const struct store_filter *f);
 
 /* Rebuilds a from the samples and lock_waits tables, keeping the samples
  * the filter selects (all when f is NULL): the append-mode load and the
- * filtered views' recomputation. keep_order: a is the writer's own
- * aggregator, which also keeps the report's sample-order numbers and the
- * timeline log (unless f needs a recomputation). */
-int agg_rebuild(struct agg *a, struct store *st, const struct store_filter *f, bool keep_order,
+ * filtered views' recomputation. a keeps the report's sample-order
+ * numbers for the tables in rep_schema: "main" for the writer's own
+ * aggregator (with the timeline log), "temp" for a filtered view's
+ * (not for physical-address lines, which the report scans for). */
+int agg_rebuild(struct agg *a, struct store *st, const struct store_filter *f, const char *rep_schema,
 		struct c2c_error *err);
 
 #endif /* C2C_STORE_FILTER_H */

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 /* A block session's samples, decoded in C (no SQL row per sample): only
  * the blocks a time window overlaps and, since schema 3, only the blocks
@@ -73,7 +74,7 @@ static int add_blocks(struct agg *a, struct store *st, const struct store_filter
 	return r;
 }
 
-int agg_rebuild(struct agg *a, struct store *st, const struct store_filter *f, bool keep_order,
+int agg_rebuild(struct agg *a, struct store *st, const struct store_filter *f, const char *rep_schema,
 		struct c2c_error *err)
 {
 	char where[4096], sql[4608];
@@ -88,13 +89,16 @@ int agg_rebuild(struct agg *a, struct store *st, const struct store_filter *f, b
 		 " COALESCE(phys_addr, 0), cpumode, COALESCE(line_var, 0) FROM samples%s ORDER BY id",
 		 f && f->phys_lines ? "phys_addr" : "addr", where);
 	/* The writer's own aggregator (append mode) keeps the report's
-	 * sample-order numbers and the timeline log too; filtered views do
-	 * not need them. */
-	if (keep_order && !store_filter_needs_recompute(f)) {
-		if ((r = agg_rep_enable(a, st, err)) < 0)
+	 * sample-order numbers and the timeline log too; a filtered view
+	 * the numbers (its report then reads no sample twice). */
+	if (rep_schema && !strcmp(rep_schema, "main") && !store_filter_needs_recompute(f)) {
+		if ((r = agg_rep_enable(a, st, "main", err)) < 0)
 			return r;
 		/* without it the timeline build scans the samples */
 		a->tl = tl_log_new();
+	} else if (rep_schema && !strcmp(rep_schema, "temp") && !(f && f->phys_lines) &&
+		   (r = agg_rep_enable(a, st, "temp", err)) < 0) {
+		return r;
 	}
 	if (st->sample_blocks) {
 		if ((r = add_blocks(a, st, f, err)) < 0)

@@ -228,8 +228,12 @@ int store_query_lines_seq(struct store *st, const struct store_filter *f, unsign
 	}
 	if (!n)
 		return 0;
-	/* default options: the writer kept these numbers (store/agg/agg_report.c) */
-	if ((r = store_lines_seq_precomputed(st, f, coalesce, lines, n, err)) != 0)
+	/* default options: the writer kept these numbers, a filtered view's
+	 * rebuild too (store/agg/agg_report.c) */
+	const char *schema = store_agg_schema(st, f, err);
+	if (!schema)
+		return err ? err->code : -EIO;
+	if ((r = store_lines_seq_precomputed(st, schema, f, coalesce, lines, n, err)) != 0)
 		return r < 0 ? r : 0;
 	if (store_get_mem_ranges(st, &ranges, &nranges) < 0)
 		return c2c_error_set(err, -ENOMEM, "out of memory");

@@ -47,7 +47,8 @@ static uint64_t data_version(struct store *st)
 const char *store_agg_schema(struct store *st, const struct store_filter *f, struct c2c_error *err)
 {
 	static const char *const names[] = { "agg_line", "agg_offset", "agg_pareto", "agg_line_cpu", "agg_line_node",
-					     "agg_cell", "agg_cpu", "agg_node", "agg_lock", "agg_session" };
+					     "agg_cell", "agg_cpu", "agg_node", "agg_lock", "agg_session", "agg_line_seq",
+					     "agg_prow" };
 	struct agg a;
 	char sql[64];
 
@@ -57,7 +58,7 @@ const char *store_agg_schema(struct store *st, const struct store_filter *f, str
 	if (st->query->tmp_valid && st->query->tmp_generation == version && same_filter(st, f))
 		return "temp";
 	st->query->tmp_valid = false;
-	if (agg_create_tables(st, "temp", err) < 0)
+	if (agg_create_tables(st, "temp", err) < 0 || agg_rep_create_tables(st, "temp", err) < 0)
 		return NULL;
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		snprintf(sql, sizeof(sql), "DELETE FROM temp.%s;", names[i]);
@@ -65,7 +66,7 @@ const char *store_agg_schema(struct store *st, const struct store_filter *f, str
 			return NULL;
 	}
 	agg_init(&a, store_line_size(st, f));
-	if (agg_rebuild(&a, st, f, false, err) < 0 || agg_flush(&a, st, "temp", err) < 0) {
+	if (agg_rebuild(&a, st, f, "temp", err) < 0 || agg_flush(&a, st, "temp", err) < 0) {
 		agg_fini(&a);
 		return NULL;
 	}

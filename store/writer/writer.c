@@ -85,7 +85,7 @@ static int load_writer_state(struct store *st, struct c2c_error *err)
 	sqlite3_finalize(s);
 	/* Call chains are not reloaded: an appended chain equal to an old one
 	 * gets a new id, which costs a row, not correctness. */
-	if ((r = agg_rebuild(&st->aggs->agg, st, NULL, true, err)) < 0)
+	if ((r = agg_rebuild(&st->aggs->agg, st, NULL, "main", err)) < 0)
 		return r;
 	/* Everything rebuilt is already in the file. */
 	for (int k = 0; k < AGG__MAX; k++) {
@@ -295,7 +295,7 @@ int store_add_sample(struct store *st, const struct c2c_sample *smp, const struc
 	/* the report's sample-order numbers and the timeline log start with
 	 * the first sample (before the aggregator's thread does) */
 	if (!aggs->agg.rep) {
-		if ((r = agg_rep_enable(&aggs->agg, st, err)) < 0)
+		if ((r = agg_rep_enable(&aggs->agg, st, "main", err)) < 0)
 			return r;
 		if (!aggs->agg.tl && !aggs->agg.nr_samples)
 			aggs->agg.tl = tl_log_new();  /* NULL: the timeline build scans */

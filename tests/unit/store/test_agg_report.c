@@ -101,12 +101,28 @@ static int setup(struct store *st, struct c2c_error *err)
 	return 0;
 }
 
-/* Compares the precomputed answer (no filter) with the scan (a time
- * filter that keeps every sample forces it) for every line. */
+static bool same_seq(const struct store_seq_line *a, const struct store_seq_line *b)
+{
+	bool same = a->seen == b->seen && a->phys.node_mask == b->phys.node_mask && a->phys.pa_cnt == b->phys.pa_cnt &&
+		    store_line_key_cmp(&a->key, a->addr, &b->key, b->addr) == 0 && a->key.pid == b->key.pid &&
+		    a->key.anon == b->key.anon && a->key.mapped == b->key.mapped;
+
+	for (size_t j = 0; j < a->nrows; j++)
+		same = same && a->row_phys[j].node_mask == b->row_phys[j].node_mask &&
+		       a->row_phys[j].pa_cnt == b->row_phys[j].pa_cnt &&
+		       !memcmp(&a->row_lat[j], &b->row_lat[j], sizeof(a->row_lat[j]));
+	return same;
+}
+
+/* Compares, for every line, the session's precomputed answer (no filter),
+ * the scan of the samples (forced: asking for node details too) and a
+ * filtered view's precomputed answer (a time filter that keeps every
+ * sample: its rebuild keeps the numbers in temp tables). */
 static void compare(struct store *st, bool expect_pre)
 {
+	static struct store_row_nodes rn[64];
 	struct c2c_error err = { 0 };
-	struct store_filter all, scan;
+	struct store_filter all, view;
 	struct store_lines_query q;
 	struct store_line_row *lines = NULL;
 	size_t nl = 0;
@@ -114,8 +130,8 @@ static void compare(struct store *st, bool expect_pre)
 	size_t nrows_checked = 0;
 
 	store_filter_init(&all);
-	store_filter_init(&scan);
-	scan.time_from = 1;
+	store_filter_init(&view);
+	view.time_from = 1;
 	store_lines_query_init(&q);
 	q.show_all = true;
 	CHECK(store_query_lines(st, &q, &lines, &nl, &total, &err) >= 0);
@@ -123,9 +139,9 @@ static void compare(struct store *st, bool expect_pre)
 	for (size_t i = 0; i < nl; i++) {
 		struct store_pareto_row *rows = NULL;
 		size_t nr = 0;
-		struct store_seq_line a, b;
-		struct store_phys pa[64], pb[64];
-		struct store_lat la[64], lb[64];
+		struct store_seq_line a, b, c;
+		struct store_phys pa[64], pb[64], pc[64];
+		struct store_lat la[64], lb[64], lc[64];
 
 		CHECK(store_query_line_pareto(st, lines[i].addr, &all, STORE_MODE_TOT, STORE_COALESCE_DEFAULT, true,
 					      &rows, &nr, &err) >= 0);
@@ -135,7 +151,11 @@ static void compare(struct store *st, bool expect_pre)
 		b = a;
 		b.row_phys = pb;
 		b.row_lat = lb;
-		int pre = store_lines_seq_precomputed(st, &all, STORE_COALESCE_DEFAULT, &a, 1, &err);
+		b.row_nodes = rn;
+		c = a;
+		c.row_phys = pc;
+		c.row_lat = lc;
+		int pre = store_lines_seq_precomputed(st, "main", &all, STORE_COALESCE_DEFAULT, &a, 1, &err);
 
 		if (pre != (expect_pre ? 1 : 0)) {
 			free(rows);
@@ -143,22 +163,22 @@ static void compare(struct store *st, bool expect_pre)
 			return;
 		}
 		if ((!pre && store_query_lines_seq(st, &all, STORE_COALESCE_DEFAULT, &a, 1, &err) < 0) ||
-		    store_query_lines_seq(st, &scan, STORE_COALESCE_DEFAULT, &b, 1, &err) < 0) {
+		    store_query_lines_seq(st, &all, STORE_COALESCE_DEFAULT, &b, 1, &err) < 0 ||
+		    store_query_lines_seq(st, &view, STORE_COALESCE_DEFAULT, &c, 1, &err) < 0) {
 			free(rows);
 			CHECK(!"query failed");
 		}
-		bool same = a.seen == b.seen && a.phys.node_mask == b.phys.node_mask && a.phys.pa_cnt == b.phys.pa_cnt &&
-			    store_line_key_cmp(&a.key, a.addr, &b.key, b.addr) == 0 && a.key.pid == b.key.pid &&
-			    a.key.anon == b.key.anon && a.key.mapped == b.key.mapped;
-		for (size_t j = 0; j < nr; j++) {
-			same = same && pa[j].node_mask == pb[j].node_mask && pa[j].pa_cnt == pb[j].pa_cnt &&
-			       !memcmp(&la[j], &lb[j], sizeof(la[j]));
-			nrows_checked++;
-		}
+		/* the view's numbers came from its rebuild (its temp tables,
+		 * made by the query above), not from a scan */
+		CHECK(store_lines_seq_precomputed(st, "temp", &view, STORE_COALESCE_DEFAULT, &c, 1, &err) == 1);
+		CHECK(store_lines_seq_precomputed(st, "temp", &all, STORE_COALESCE_DEFAULT, &c, 1, &err) == 0);
+		nrows_checked += nr;
 		free(rows);
-		if (!same)
+		if (!same_seq(&a, &b))
 			test_failf(__FILE__, __LINE__, "line %#" PRIx64 ": precomputed != scanned", lines[i].addr);
-		CHECK(same);
+		if (!same_seq(&c, &b))
+			test_failf(__FILE__, __LINE__, "line %#" PRIx64 ": the view's precomputed != scanned", lines[i].addr);
+		CHECK(same_seq(&a, &b) && same_seq(&c, &b));
 		CHECK(a.seen);
 	}
 	free(lines);
