@@ -93,7 +93,7 @@ int store_commit(struct store *st, struct c2c_error *err)
 		return c2c_error_set(err, -ENOMEM, "out of memory while aggregating samples");
 	if ((r = store_defer_flush(st, err)) < 0 || (r = store_flush_samples(st, err)) < 0 ||
 	    (st->sample_blocks && (r = store_blocks_flush(st, err)) < 0) ||
-	    (r = store_lock_events_flush(st, err)) < 0 ||
+	    (r = store_lock_events_flush(st, err)) < 0 || (r = store_lock_waits_flush(st, err)) < 0 ||
 	    (r = store_time_blocks_flush(st, err)) < 0 || (r = agg_flush(&st->aggs->agg, st, "main", err)) < 0 ||
 	    (r = store_write_counters(st, err)) < 0)
 		return r;

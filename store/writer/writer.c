@@ -384,7 +384,9 @@ int store_add_sample(struct store *st, const struct c2c_sample *smp, const struc
 
 int store_add_lock_wait(struct store *st, const struct store_lock_wait *w, struct c2c_error *err)
 {
-	int r = begin(st, err);
+	/* In a transaction begin() has nothing to do but wait for the
+	 * sample thread: a bulk load keeps the row for the commit instead. */
+	int r = st->writer->in_txn && st->writer->loaded ? 0 : begin(st, err);
 	int64_t chain;
 	uint64_t dsym_start = w->lock_addr;
 
@@ -393,19 +395,12 @@ int store_add_lock_wait(struct store *st, const struct store_lock_wait *w, struc
 	chain = chain_intern(st, w->chain_sites, w->nr_chain_sites, err);
 	if (chain < 0)
 		return (int)chain;
-	sqlite3_stmt *s = st->writer->stmt[STMT_LOCK];
-	sqlite3_bind_int64(s, 1, (sqlite3_int64)w->time);
-	sqlite3_bind_int64(s, 2, w->pid);
-	sqlite3_bind_int64(s, 3, w->tid);
-	sqlite3_bind_int64(s, 4, w->cpu);
-	sqlite3_bind_int64(s, 5, (sqlite3_int64)w->lock_addr);
-	sqlite3_bind_int64(s, 6, (sqlite3_int64)c2c_cl_address(w->lock_addr, st->line_size, false));
-	sqlite3_bind_int64(s, 7, w->flags);
-	sqlite3_bind_int64(s, 8, (sqlite3_int64)w->wait_ns);
-	sqlite3_bind_int64(s, 9, w->site);
-	sqlite3_bind_int64(s, 10, w->dsym);
-	sqlite3_bind_int64(s, 11, chain);
-	if ((r = store_step_done(st, s, false, err, "writing a lock wait")) < 0)
+	struct store_lock_wait_row row = {
+		.time = w->time, .lock_addr = w->lock_addr, .line = c2c_cl_address(w->lock_addr, st->line_size, false),
+		.wait_ns = w->wait_ns, .pid = w->pid, .tid = w->tid, .cpu = w->cpu, .flags = w->flags,
+		.site = w->site, .dsym = w->dsym, .chain = chain,
+	};
+	if ((r = store_lock_wait_add(st, &row, err)) < 0)
 		return r;
 	if (w->dsym > 0 && (size_t)w->dsym < st->writer->nr_dsym_start)
 		dsym_start = st->writer->dsym_start[w->dsym];
@@ -596,6 +591,7 @@ void store_writer_free(struct store *st)
 	sqlite3_finalize(w->lock_event);
 	store_lock_events_free(w);
 	free(w->lev);
+	free(w->lw);
 	store_batch_stmts_free(st);
 	agg_table_fini(&w->sites);
 	agg_table_fini(&w->dsyms);

@@ -88,7 +88,21 @@ struct store_writer {
 	sqlite3_stmt *lock_event;    /* lock_contention INSERT (store/writer/lock_contention.c) */
 	struct store_lock_event *lev; /* bulk loads: lock events written at the next commit */
 	size_t nlev, caplev;
+	struct store_lock_wait_row *lw; /* bulk loads: lock waits written at the next commit */
+	size_t nlw, caplw;
 };
+
+/* One lock_waits row (store/writer/lock_waits.c). */
+struct store_lock_wait_row {
+	uint64_t time, lock_addr, line, wait_ns;
+	int32_t pid, tid;
+	uint32_t cpu, flags;
+	int64_t site, dsym, chain;
+};
+/* Writes it now, or (a bulk load) keeps it for the commit. */
+int store_lock_wait_add(struct store *st, const struct store_lock_wait_row *row, struct c2c_error *err);
+/* Writes the lock waits a bulk load kept, in order, and forgets them. */
+int store_lock_waits_flush(struct store *st, struct c2c_error *err);
 
 /* One lock_contention row, the transaction open (store/writer/lock_events.c). */
 int store_lock_event_write(struct store *st, const struct store_lock_event *e, struct c2c_error *err);
