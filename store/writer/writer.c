@@ -589,6 +589,7 @@ void store_writer_free(struct store *st)
 	for (int i = 0; i < STMT__MAX; i++)
 		sqlite3_finalize(w->stmt[i]);
 	sqlite3_finalize(w->lock_event);
+	sqlite3_finalize(w->lock_events);
 	store_lock_events_free(w);
 	free(w->lev);
 	free(w->lw);

@@ -85,7 +85,8 @@ struct store_writer {
 	struct agg_table chains;     /* (hash, n) -> id */
 	uint64_t *dsym_start;        /* dsym id -> symbol start (ids are dense rowids) */
 	size_t nr_dsym_start;
-	sqlite3_stmt *lock_event;    /* lock_contention INSERT (store/writer/lock_contention.c) */
+	sqlite3_stmt *lock_event;    /* lock_contention INSERT (store/writer/lock_events.c) */
+	sqlite3_stmt *lock_events;   /* ... of LOCK_EVENT_BATCH rows */
 	struct store_lock_event *lev; /* bulk loads: lock events written at the next commit */
 	size_t nlev, caplev;
 	struct store_lock_wait_row *lw; /* bulk loads: lock waits written at the next commit */

@@ -663,7 +663,7 @@ static void test_crash_after_commit_bulk(void)
 /* One session written the plain way or as a bulk load, with commits every
  * 97 samples (new sites, data symbols and chains both inside and outside a
  * transaction), rows of two field sets (some without weight), untimed
- * samples and lock waits with call chains. */
+ * samples, lock waits with call chains and lock events. */
 static bool write_mixed(const char *name, bool bulk)
 {
 	struct c2c_error err = { 0 };
@@ -707,6 +707,21 @@ static bool write_mixed(const char *name, bool bulk)
 			if (store_add_lock_wait(st, &w, &err) < 0)
 				goto fail;
 		}
+		/* lock events: about a hundred a commit, so a bulk load writes
+		 * whole statements of them and single ones */
+		if (i % 2 == 0) {
+			struct store_lock_event e = { .mode = (uint8_t)(i % 4 == 0), .kind = STORE_LOCK_EV_BEGIN,
+						      .time = t.s.time, .pid = t.s.pid, .tid = t.s.tid,
+						      .lock_addr = 0x7f0000001008ull + (uint64_t)(i % 5) * 8, .flags = 2,
+						      .key = (uint64_t)i % 7, .caller = i % 3 ? fn : NULL };
+			if (store_add_lock_event(st, &e, &err) < 0)
+				goto fail;
+			e.kind = STORE_LOCK_EV_ACQUIRED;
+			e.wait_ns = 100 + (uint64_t)i;
+			e.caller = NULL;
+			if (store_add_lock_event(st, &e, &err) < 0)
+				goto fail;
+		}
 		if (i % 97 == 96 && store_commit(st, &err) < 0)
 			goto fail;
 	}
@@ -725,6 +740,7 @@ static void test_bulk_equals_plain(void)
 	static const char *const q[] = {
 		"SELECT * FROM sample_blocks ORDER BY first_id", "SELECT * FROM sites ORDER BY id", "SELECT * FROM dsyms ORDER BY id",
 		"SELECT * FROM callchains ORDER BY id", "SELECT * FROM lock_waits ORDER BY id",
+		"SELECT * FROM lock_contention ORDER BY id",
 		"SELECT * FROM agg_line", "SELECT * FROM agg_offset", "SELECT * FROM agg_pareto", "SELECT * FROM agg_cell",
 		"SELECT * FROM agg_line_cpu", "SELECT * FROM agg_line_node", "SELECT * FROM agg_lock",
 		"SELECT * FROM agg_prow", "SELECT * FROM agg_line_seq", "SELECT * FROM agg_session",
