@@ -1,8 +1,9 @@
-/* Writing lock_waits rows: at once, or, in a bulk load, kept for the next
- * commit (a block at a time). Writing one at once means waiting for the
- * sample thread to drain its queue (the connection is not shared): once
- * for every wait of a lock recording, which stalled its import. Ids stay
- * in arrival order: the rows go in in the order they came. */
+/* Writing lock_waits rows (store/writer/writer.c decides when): one at
+ * once, or the ones a bulk load kept for the next commit, in order (ids
+ * stay in arrival order). Writing one at once means waiting for the sample
+ * thread to drain its queue (the connection is not shared): once for every
+ * wait of a lock recording, which stalled its import. Calls nothing of
+ * the transaction (store/writer/txn.c), which calls the flush at commit. */
 #include "store/store.h"
 
 #include <errno.h>
@@ -12,10 +13,7 @@
 #include "store/base/base.h"
 #include "store/writer/writer_priv.h"
 
-enum { LOCK_WAIT_BLOCK = 16384 };
-
-/* One row, the transaction open and the sample thread idle. */
-static int write_row(struct store *st, const struct store_lock_wait_row *w, struct c2c_error *err)
+int store_lock_wait_write(struct store *st, const struct store_lock_wait_row *w, struct c2c_error *err)
 {
 	sqlite3_stmt *s = st->writer->stmt[STMT_LOCK];
 
@@ -39,27 +37,18 @@ int store_lock_waits_flush(struct store *st, struct c2c_error *err)
 	int r = 0;
 
 	for (size_t i = 0; i < w->nlw && r == 0; i++)
-		r = write_row(st, &w->lw[i], err);
+		r = store_lock_wait_write(st, &w->lw[i], err);
 	/* on failure the transaction rolls back with them */
 	w->nlw = 0;
 	return r;
 }
 
-int store_lock_wait_add(struct store *st, const struct store_lock_wait_row *row, struct c2c_error *err)
+int store_lock_wait_keep(struct store *st, const struct store_lock_wait_row *row)
 {
 	struct store_writer *w = st->writer;
-	int r;
 
-	if (!w->bulk) {
-		if ((r = store_begin_write(st, err)) < 0)
-			return r;
-		return write_row(st, row, err);
-	}
 	if (store_grow((void **)&w->lw, &w->caplw, w->nlw + 1, sizeof(*w->lw)) < 0)
-		return c2c_error_set(err, -ENOMEM, "out of memory");
+		return -ENOMEM;
 	w->lw[w->nlw++] = *row;
-	if (w->nlw >= LOCK_WAIT_BLOCK && ((r = store_begin_write(st, err)) < 0 ||
-					  (r = store_lock_waits_flush(st, err)) < 0))
-		return r;
 	return 0;
 }

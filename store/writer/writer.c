@@ -382,6 +382,10 @@ int store_add_sample(struct store *st, const struct c2c_sample *smp, const struc
 	return 0;
 }
 
+/* Lock waits a bulk load keeps before writing them (one wait for the
+ * sample thread a block). */
+enum { LOCK_WAIT_BLOCK = 16384 };
+
 int store_add_lock_wait(struct store *st, const struct store_lock_wait *w, struct c2c_error *err)
 {
 	/* In a transaction begin() has nothing to do but wait for the
@@ -400,8 +404,15 @@ int store_add_lock_wait(struct store *st, const struct store_lock_wait *w, struc
 		.wait_ns = w->wait_ns, .pid = w->pid, .tid = w->tid, .cpu = w->cpu, .flags = w->flags,
 		.site = w->site, .dsym = w->dsym, .chain = chain,
 	};
-	if ((r = store_lock_wait_add(st, &row, err)) < 0)
+	if (!st->writer->bulk) {
+		if ((r = store_begin_write(st, err)) < 0 || (r = store_lock_wait_write(st, &row, err)) < 0)
+			return r;
+	} else if (store_lock_wait_keep(st, &row) < 0) {
+		return c2c_error_set(err, -ENOMEM, "out of memory");
+	} else if (st->writer->nlw >= LOCK_WAIT_BLOCK && ((r = store_begin_write(st, err)) < 0 ||
+							  (r = store_lock_waits_flush(st, err)) < 0)) {
 		return r;
+	}
 	if (w->dsym > 0 && (size_t)w->dsym < st->writer->nr_dsym_start)
 		dsym_start = st->writer->dsym_start[w->dsym];
 	struct agg_lock_sample a = {

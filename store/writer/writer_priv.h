@@ -100,9 +100,11 @@ struct store_lock_wait_row {
 	uint32_t cpu, flags;
 	int64_t site, dsym, chain;
 };
-/* Writes it now, or (a bulk load) keeps it for the commit. */
-int store_lock_wait_add(struct store *st, const struct store_lock_wait_row *row, struct c2c_error *err);
-/* Writes the lock waits a bulk load kept, in order, and forgets them. */
+/* Writes one, the transaction open and the sample thread idle. */
+int store_lock_wait_write(struct store *st, const struct store_lock_wait_row *row, struct c2c_error *err);
+/* A bulk load keeps it for the commit; -ENOMEM. */
+int store_lock_wait_keep(struct store *st, const struct store_lock_wait_row *row);
+/* Writes the lock waits kept, in order, and forgets them. */
 int store_lock_waits_flush(struct store *st, struct c2c_error *err);
 
 /* One lock_contention row, the transaction open (store/writer/lock_events.c). */
