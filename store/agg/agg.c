@@ -332,7 +332,9 @@ int agg_create_tables(struct store *st, const char *schema, struct c2c_error *er
 		free(sql);
 		if (r < 0)
 			return r;
-		if (t->index) {
+		/* a filtered view's temp tables are read whole or by key: an
+		 * extra index only costs its rebuild time */
+		if (t->index && !strcmp(schema, "main")) {
 			if (asprintf(&sql, "CREATE INDEX IF NOT EXISTS %s.%s_%s ON %s (%s);", schema, t->name,
 				     t->index, t->name, t->index) < 0)
 				return c2c_error_set(err, -ENOMEM, "out of memory");
