@@ -5,10 +5,11 @@
 # the query), and while background queries run (the verdicts at start, a
 # filtered timeline: stopped when their view goes, so the explorer does not
 # wait for them). The session is generated big enough that `f node:1` takes
-# seconds (C2C_QUIT_SAMPLES, default 5M samples); its time here is measured
-# first. Each quit must take under a second (1.5 s where the filter takes 4 s
-# or more: a loaded or ASan machine), and the filter at least 1.5 times that
-# for the test to mean anything. A plain build quits in about 0.05 s.
+# seconds (C2C_QUIT_SAMPLES, default 5M samples, doubled up to 20M while the
+# filter is too fast here); its time here is measured first. Each quit must
+# take under a second (1.5 s where the filter takes 4 s or more: a loaded or
+# ASan machine), and the filter at least 1.5 times that for the test to mean
+# anything. A plain build quits in about 0.05 s.
 source "$(dirname "$0")/lib.sh"
 source "$C2C_TOP/tests/tui/harness.sh"
 
@@ -32,13 +33,17 @@ ln -s "$(command -v bash)" "$W/bin/sh"
 PATH=$W/bin:$PATH
 
 N=${C2C_QUIT_SAMPLES:-5000000}
-t0=$EPOCHREALTIME
-if ! "$GEN" --scenario bench --samples "$N" -o big.data >/dev/null 2>&1 ||
-   ! "$C2CTUI" import big.data -o big.db >/dev/null 2>&1; then
-  nok "$T: a session of $N samples" "c2c-gen or import failed"; exit 0
-fi
-rm -f big.data
-echo "# session of $N samples made in $(awk "BEGIN{printf \"%.1f\", $EPOCHREALTIME - $t0}") s"
+make_session() { # $N samples into big.db
+  local t0=$EPOCHREALTIME
+  rm -f big.db big.db-wal big.db-shm
+  if ! "$GEN" --scenario bench --samples "$N" -o big.data >/dev/null 2>&1 ||
+     ! "$C2CTUI" import big.data -o big.db >/dev/null 2>&1; then
+    nok "$T: a session of $N samples" "c2c-gen or import failed"; exit 0
+  fi
+  rm -f big.data
+  echo "# session of $N samples made in $(awk "BEGIN{printf \"%.1f\", $EPOCHREALTIME - $t0}") s"
+}
+make_session
 
 secs() { awk "BEGIN{printf \"%.3f\", $2 - $1}"; }
 less() { awk "BEGIN{exit !($1 < $2)}"; }
@@ -55,14 +60,25 @@ start_filter() {
 }
 
 # --- how long the filter takes here ---------------------------------------------
-TUI_TIMEOUT=120
-if ! start_filter; then nok "$T: filter starts" "no first screen or no 'working...'"; tui_stop; exit 0; fi
-t0=$EPOCHREALTIME
-tui_poll _state_keys
-QTIME=$(secs "$t0" "$EPOCHREALTIME")
-if ! tui_screen | grep -q "filter node:1"; then
-  nok "$T: filter applies" "after $QTIME s"; tui_screen | sed 's/^/#   /' | head -5; tui_stop; exit 0
-fi
+# A faster build or machine gets a bigger session (twice, up to 20M samples)
+# until the filter takes long enough to be interrupted.
+while :; do
+  TUI_TIMEOUT=120
+  if ! start_filter; then nok "$T: filter starts" "no first screen or no 'working...'"; tui_stop; exit 0; fi
+  t0=$EPOCHREALTIME
+  tui_poll _state_keys
+  QTIME=$(secs "$t0" "$EPOCHREALTIME")
+  if ! tui_screen | grep -q "filter node:1"; then
+    nok "$T: filter applies" "after $QTIME s"; tui_screen | sed 's/^/#   /' | head -5; tui_stop; exit 0
+  fi
+  BOUND=1.0
+  less "$QTIME" 4 || BOUND=1.5
+  less "$QTIME" "$(awk "BEGIN{print 1.5 * $BOUND}")" && [ "$N" -lt 20000000 ] && [ -z "${C2C_QUIT_SAMPLES:-}" ] || break
+  echo "# f node:1 takes $QTIME s with $N samples: too fast, doubling"
+  tui_stop
+  N=$((N * 2))
+  make_session
+done
 # While the filtered view is up: the timeline scans the filtered samples in
 # the background ("computing"), and q must not wait for that thread.
 _tmux send-keys -t $TUI_NAME t
@@ -73,8 +89,6 @@ JTIME=$(secs "$t0" "$EPOCHREALTIME")
 tui_stop
 TUI_TIMEOUT=10
 
-BOUND=1.0
-less "$QTIME" 4 || BOUND=1.5
 echo "# f node:1 takes $QTIME s here: each quit must take less than $BOUND s"
 if less "$QTIME" "$(awk "BEGIN{print 1.5 * $BOUND}")"; then
   skip "$T" "the filter takes only $QTIME s here: too fast to show that a quit stops it (raise C2C_QUIT_SAMPLES)"
