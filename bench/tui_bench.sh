@@ -62,6 +62,9 @@ key() {
   local label=$1 k ms
   shift
   for k in "$@"; do
+    # the background jobs' times land between keys: keep them before the clear
+    v=$(sed -n 's/^verdicts_ready_ms=//p' "$timing" 2>/dev/null | tail -1)
+    [ -n "$v" ] && verdicts=$v
     : >"$timing"
     tmux -S "$sock" send-keys -t b "$k"
     keys=$((keys + 1))
@@ -79,8 +82,10 @@ typetext() { # LABEL TEXT: one key per character
 }
 
 firsts=()
+verdicts=
 for run in 1 2 3; do
   : >"$timing"
+  verdicts=
   start || exit 1
   firsts+=("$(sed -n 's/^first_screen_ms=//p' "$timing")")
   [ $run -lt 3 ] && stop
@@ -114,6 +119,14 @@ key "filter cpu:3 (recompute)" f
 typetext "filter cpu:3 (recompute)" "cpu:3"
 key "filter cpu:3 (recompute)" Enter
 key "clear filters" F
+# The line verdicts (every sample read once, in the background) may still
+# be running: wait for them (a minute at most) and report their time too.
+for ((i = 0; i < 6000; i++)); do
+  [ -n "$verdicts" ] && break
+  v=$(sed -n 's/^verdicts_ready_ms=//p' "$timing" | tail -1)
+  [ -n "$v" ] && verdicts=$v && break
+  sleep 0.01
+done
 stop
 
 printf '%-34s %10s %8s %s\n' "tui ($n samples, 200x50)" "ms" "target" "ok"
@@ -125,4 +138,5 @@ for label in "${order[@]}"; do
     "$(awk -v a="${worst[$label]}" 'BEGIN{print (a<50)?"yes":"NO"}')"
 done
 [ -n "${ready:-}" ] && printf '%-34s %10s %8s %s\n' "timeline rows ready (background)" "$ready" - -
+[ -n "$verdicts" ] && printf '%-34s %10s %8s %s\n' "line verdicts ready (background)" "$verdicts" - -
 exit 0

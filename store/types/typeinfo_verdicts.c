@@ -17,6 +17,7 @@
 #include "collector/base/appendf.h"
 #include "collector/c2c/c2c.h"
 #include "store/base/base.h"
+#include "store/types/verdict_groups.h"
 
 void typeinfo_set_min_evidence(struct store *st, uint32_t n)
 {
@@ -34,13 +35,14 @@ static uint32_t vline_size(const struct store *st)
 	return st->line_size ? st->line_size : 64;
 }
 
-/* Verdict input of one line: keys interned from member names or offsets. */
+/* Verdict input of one line: its sample groups, in the order of their
+ * first sample, with keys interned from member names or offsets. */
 struct vline {
 	struct layout_line_access *a;
 	size_t n, cap;
 	char (*keys)[192];
 	size_t nkeys, kcap;
-	uint64_t hitm;
+	uint64_t hitm, samples;
 	char type[128];
 };
 
@@ -55,42 +57,51 @@ static int vline_key(struct vline *l, const char *key)
 	return (int)l->nkeys++;
 }
 
-static int vline_add(struct vline *l, sqlite3_stmt *s, uint64_t line_addr)
+static int vline_add(struct vline *l, const struct vnames *names, const struct vgroup *g)
 {
-	uint64_t addr = (uint64_t)sqlite3_column_int64(s, 1);
-	uint64_t bits = (uint64_t)sqlite3_column_int64(s, 4);
-	const char *t = (const char *)sqlite3_column_text(s, 5);
-	const char *m = (const char *)sqlite3_column_text(s, 6);
-	bool store = c2c_bits_count(bits, C2C_STORE) > 0;
-	unsigned lh = c2c_bits_count(bits, C2C_LCL_HITM), rh = c2c_bits_count(bits, C2C_RMT_HITM);
-	unsigned lp = c2c_bits_count(bits, C2C_LCL_PEER), rp = c2c_bits_count(bits, C2C_RMT_PEER);
 	char key[192];
 	int k;
 
-	if (!store && !c2c_bits_count(bits, C2C_LOAD))
-		return 0;
-	if (t && m) {
-		snprintf(key, sizeof(key), "%.100s", m);
-		if (!l->type[0])
-			store_copy(l->type, sizeof(l->type), t);
-	} else {
-		snprintf(key, sizeof(key), "+%llu", (unsigned long long)(addr - line_addr));
-	}
+	if (g->key & VGROUP_OFFSET)
+		snprintf(key, sizeof(key), "+%u", g->key & ~VGROUP_OFFSET);
+	else
+		snprintf(key, sizeof(key), "%.100s", vnames_text(names, g->key));
 	if ((k = vline_key(l, key)) < 0 ||
 	    store_grow((void **)&l->a, &l->cap, l->n + 1, sizeof(*l->a)) < 0)
 		return -ENOMEM;
 	/* perf's shared-line rule: a line is shared when it has HITM or peer
 	 * loads; a sample is evidence once, whichever it is */
 	l->a[l->n++] = (struct layout_line_access){
-		.key = (uint32_t)k, .is_store = store,
-		.tid = sqlite3_column_type(s, 2) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 2),
-		.cpu = sqlite3_column_type(s, 3) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 3),
-		.count = 1,
-		.evidence = lh + rh + lp + rp ? 1 : 0,
-		.lcl_hitm = lh, .rmt_hitm = rh, .lcl_peer = lp, .rmt_peer = rp,
-		.site = (uint32_t)sqlite3_column_int64(s, 7),
+		.key = (uint32_t)k, .is_store = g->store, .tid = g->tid, .cpu = g->cpu,
+		.count = g->count,
+		.evidence = g->lcl_hitm + g->rmt_hitm + g->lcl_peer + g->rmt_peer ? g->count : 0,
+		.lcl_hitm = g->lcl_hitm * g->count, .rmt_hitm = g->rmt_hitm * g->count,
+		.lcl_peer = g->lcl_peer * g->count, .rmt_peer = g->rmt_peer * g->count,
+		.site = g->site,
 	};
-	l->hitm += lh + rh;
+	l->hitm += (uint64_t)(g->lcl_hitm + g->rmt_hitm) * g->count;
+	l->samples += g->count;
+	return 0;
+}
+
+/* The line's groups g[0..n), in the order of their first sample; its type
+ * is that of its first sample (address, id) that has one. */
+static int vline_fill(struct vline *l, const struct vnames *names, const struct vgroup *g, size_t n)
+{
+	const struct vgroup *typed = NULL;
+
+	l->n = l->nkeys = 0;
+	l->hitm = l->samples = 0;
+	l->type[0] = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (vline_add(l, names, &g[i]) < 0)
+			return -ENOMEM;
+		if (g[i].type && (!typed || g[i].type_addr < typed->type_addr ||
+				  (g[i].type_addr == typed->type_addr && g[i].type_id < typed->type_id)))
+			typed = &g[i];
+	}
+	if (typed)
+		store_copy(l->type, sizeof(l->type), vnames_text(names, typed->type));
 	return 0;
 }
 
@@ -230,26 +241,170 @@ static void vline_sites(struct store *st, const struct layout_verdict_info *v,
 	sqlite3_finalize(s);
 }
 
-static const char verdict_sql[] =
-	"SELECT s.addr, s.addr, s.tid, s.cpu, s.class_bits, a.type_name, a.member, s.site"
-	" FROM samples s LEFT JOIN %s a ON a.sample_id = s.id AND a.how > 0 WHERE s.addr != 0 %s"
-	" ORDER BY s.addr, s.id";
-
+/* The samples with an address; a line's (its two bounds bound) with their
+ * types joined; for every line the types come from attr_load instead (a
+ * join would look each sample up). No order: the groups keep theirs. */
 static int verdict_stmt(struct store *st, sqlite3_stmt **s, bool one, struct c2c_error *err)
 {
 	char sql[512];
-	bool attr = typeinfo_present(st);
 
-	/* without the types tables, join an empty row set of the same shape */
-	snprintf(sql, sizeof(sql), verdict_sql,
-		 attr ? "type_attr" : "(SELECT NULL AS sample_id, NULL AS how, NULL AS type_name,"
-				      " NULL AS member WHERE 0)",
-		 one ? "AND s.addr >= ? AND s.addr < ?" : "");
+	if (one && typeinfo_present(st))
+		snprintf(sql, sizeof(sql), "SELECT s.id, s.addr, s.tid, s.cpu, s.class_bits, s.site, a.type_name,"
+					   " a.member FROM samples s LEFT JOIN type_attr a ON a.sample_id = s.id"
+					   " AND a.how > 0 WHERE s.addr != 0 AND s.addr >= ? AND s.addr < ?");
+	else
+		snprintf(sql, sizeof(sql), "SELECT s.id, s.addr, s.tid, s.cpu, s.class_bits, s.site, NULL, NULL"
+					   " FROM samples s WHERE s.addr != 0%s",
+			 one ? " AND s.addr >= ? AND s.addr < ?" : "");
 	if (sqlite3_prepare_v2(st->db, sql, -1, s, NULL) != SQLITE_OK) {
 		*s = NULL;
 		return store_sqlerr(st, err, "preparing the verdicts query");
 	}
 	return 0;
+}
+
+/* A sample's type and member (name ids), by sample id. */
+struct vattr {
+	int64_t id;
+	uint32_t type, member;
+};
+
+struct vscan {
+	struct vgroups groups;
+	struct vattr *attr;       /* ascending id */
+	size_t nattr, cap, hint;
+	uint32_t line_size;
+	uint64_t lo, hi;          /* one line: its bounds; else 0, 0 */
+};
+
+/* Every attributed sample's type and member, in sample id order. */
+static int attr_load(struct store *st, struct vscan *v, struct c2c_error *err)
+{
+	sqlite3_stmt *s;
+	int rc = 0, step;
+
+	if (!typeinfo_present(st))
+		return 0;
+	if (sqlite3_prepare_v2(st->db, "SELECT sample_id, type_name, member FROM type_attr WHERE how > 0"
+				       " AND type_name IS NOT NULL AND member IS NOT NULL ORDER BY sample_id",
+			       -1, &s, NULL) != SQLITE_OK)
+		return store_sqlerr(st, err, "reading the sample types");
+	while (rc == 0 && (step = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *t = (const char *)sqlite3_column_text(s, 1);
+		const char *m = (const char *)sqlite3_column_text(s, 2);
+		struct vattr a = { .id = sqlite3_column_int64(s, 0) };
+		if (!t || !m)
+			continue;
+		if (*t)
+			a.type = vnames_id(&v->groups.names, t, &rc);
+		a.member = vnames_id(&v->groups.names, m, &rc);
+		if (rc == 0 && store_grow((void **)&v->attr, &v->cap, v->nattr + 1, sizeof(*v->attr)) < 0)
+			rc = -ENOMEM;
+		if (rc == 0)
+			v->attr[v->nattr++] = a;
+	}
+	if (rc == 0 && step != SQLITE_DONE)
+		rc = store_sqlerr(st, err, "reading the sample types");
+	else if (rc < 0)
+		rc = c2c_error_set(err, rc, "out of memory");
+	sqlite3_finalize(s);
+	return rc;
+}
+
+/* The attribute of sample id, or NULL. The scan reads samples in id order
+ * within each block: search forward from the last hit first. */
+static const struct vattr *attr_find(struct vscan *v, int64_t id)
+{
+	size_t lo = 0, hi = v->nattr;
+
+	if (v->hint < v->nattr && v->attr[v->hint].id <= id) {
+		size_t step = 1;
+		lo = v->hint;
+		while (lo + step < v->nattr && v->attr[lo + step].id <= id) {
+			lo += step;
+			step *= 2;
+		}
+		hi = lo + step < v->nattr ? lo + step + 1 : v->nattr;
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v->attr[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	v->hint = lo;
+	return lo < v->nattr && v->attr[lo].id == id ? &v->attr[lo] : NULL;
+}
+
+/* One sample row of verdict_stmt into its group; loads and stores only. */
+static int scan_row(struct vscan *v, sqlite3_stmt *s)
+{
+	uint64_t addr = (uint64_t)sqlite3_column_int64(s, 1);
+	uint64_t bits = (uint64_t)sqlite3_column_int64(s, 4);
+	bool store = c2c_bits_count(bits, C2C_STORE) > 0;
+	struct vgroup g = {
+		.first_id = sqlite3_column_int64(s, 0), .first_addr = addr, .count = 1,
+		.tid = sqlite3_column_type(s, 2) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 2),
+		.cpu = sqlite3_column_type(s, 3) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 3),
+		.site = (uint32_t)sqlite3_column_int64(s, 5), .store = store,
+		.lcl_hitm = (uint8_t)c2c_bits_count(bits, C2C_LCL_HITM),
+		.rmt_hitm = (uint8_t)c2c_bits_count(bits, C2C_RMT_HITM),
+		.lcl_peer = (uint8_t)c2c_bits_count(bits, C2C_LCL_PEER),
+		.rmt_peer = (uint8_t)c2c_bits_count(bits, C2C_RMT_PEER),
+	};
+	int rc = 0;
+
+	if (!store && !c2c_bits_count(bits, C2C_LOAD))
+		return 0;
+	g.line = v->hi ? v->lo : addr & ~(uint64_t)(v->line_size - 1);
+	if (sqlite3_column_type(s, 7) != SQLITE_NULL && sqlite3_column_type(s, 6) != SQLITE_NULL) {
+		const char *t = (const char *)sqlite3_column_text(s, 6);
+		if (t && *t)
+			g.type = vnames_id(&v->groups.names, t, &rc);
+		g.key = vnames_id(&v->groups.names, (const char *)sqlite3_column_text(s, 7), &rc);
+	} else if (v->nattr) {
+		const struct vattr *a = attr_find(v, g.first_id);
+		if (a) {
+			g.type = a->type;
+			g.key = a->member;
+		}
+	}
+	if (!g.key)
+		g.key = VGROUP_OFFSET | (uint32_t)(addr - g.line);
+	g.type_addr = addr;
+	g.type_id = g.first_id;
+	return rc < 0 ? rc : vgroups_add(&v->groups, &g);
+}
+
+/* Groups the samples of every line, or of [lo, hi) when hi != 0. */
+static int vscan_run(struct store *st, struct vscan *v, struct c2c_error *err)
+{
+	sqlite3_stmt *s;
+	int rc, step;
+
+	v->line_size = vline_size(st);
+	if (!v->hi && (rc = attr_load(st, v, err)) < 0)
+		return rc;
+	if ((rc = verdict_stmt(st, &s, v->hi != 0, err)) < 0)
+		return rc;
+	if (v->hi) {
+		sqlite3_bind_int64(s, 1, (sqlite3_int64)v->lo);
+		sqlite3_bind_int64(s, 2, (sqlite3_int64)v->hi);
+	}
+	while (rc == 0 && (step = sqlite3_step(s)) == SQLITE_ROW)
+		if (scan_row(v, s) < 0)
+			rc = c2c_error_set(err, -ENOMEM, "out of memory");
+	if (rc == 0 && step != SQLITE_DONE)
+		rc = store_sqlerr(st, err, "reading the samples for the verdicts");
+	sqlite3_finalize(s);
+	return rc;
+}
+
+static void vscan_fini(struct vscan *v)
+{
+	vgroups_fini(&v->groups);
+	free(v->attr);
 }
 
 /* One line's row: the verdict and, when the pattern says sharing, its
@@ -262,7 +417,7 @@ static int vline_row(struct store *st, struct vline *l, uint64_t line,
 	if (layout_verdict(l->a, l->n, typeinfo_min_evidence(st), &r->v) < 0)
 		return -ENOMEM;
 	r->hitm = l->hitm;
-	r->samples = l->n;
+	r->samples = l->samples;
 	store_copy(r->type, sizeof(r->type), l->type);
 	vline_keys_text(l, &r->v, r);
 	if (r->v.pattern == LAYOUT_NONE)
@@ -276,24 +431,24 @@ static int vline_row(struct store *st, struct vline *l, uint64_t line,
 int typeinfo_line_verdict(struct store *st, uint64_t line_addr, struct typeinfo_verdict_row *out,
 			  struct c2c_error *err)
 {
-	sqlite3_stmt *s;
+	struct vscan v = { 0 };
 	struct vline l = { 0 };
-	int rc = verdict_stmt(st, &s, true, err);
+	struct vgroup *g;
+	size_t n;
+	int rc;
+
 	/* a line key may carry an identity variant (c2c_lineid.h): types are
 	 * about the addresses, so every identity of the line counts */
 	line_addr = c2c_line_display(line_addr, vline_size(st));
-
 	memset(out, 0, sizeof(*out));
-	if (rc < 0)
-		return rc;
-	sqlite3_bind_int64(s, 1, (sqlite3_int64)line_addr);
-	sqlite3_bind_int64(s, 2, (sqlite3_int64)(line_addr + vline_size(st)));
-	while (rc == 0 && sqlite3_step(s) == SQLITE_ROW)
-		if (vline_add(&l, s, line_addr) < 0)
+	v.lo = line_addr;
+	v.hi = line_addr + vline_size(st);
+	if ((rc = vscan_run(st, &v, err)) == 0) {
+		g = vgroups_sorted(&v.groups, &n);
+		if (vline_fill(&l, &v.groups.names, g, n) < 0 || vline_row(st, &l, line_addr, out) < 0)
 			rc = c2c_error_set(err, -ENOMEM, "out of memory");
-	sqlite3_finalize(s);
-	if (rc == 0 && vline_row(st, &l, line_addr, out) < 0)
-		rc = c2c_error_set(err, -ENOMEM, "out of memory");
+	}
+	vscan_fini(&v);
 	free(l.a);
 	free(l.keys);
 	return rc;
@@ -309,59 +464,48 @@ static int vrow_cmp(const void *x, const void *y)
 	return a->line_addr < b->line_addr ? -1 : a->line_addr > b->line_addr;
 }
 
-static int vline_flush(struct store *st, struct vline *l, uint64_t line,
-		       struct typeinfo_verdict_row **v, size_t *k, size_t *cap)
+/* Every line with samples, one row each, by HITM then samples. */
+static int verdict_rows(struct store *st, struct vgroups *gs, struct typeinfo_verdict_row **rows,
+			size_t *k)
 {
-	if (!l->n)
-		goto reset;
-	if (store_grow((void **)v, cap, *k + 1, sizeof(**v)) < 0)
-		return -ENOMEM;
-	if (vline_row(st, l, line, &(*v)[(*k)++]) < 0)
-		return -ENOMEM;
-reset:
-	l->n = 0;
-	l->nkeys = 0;
-	l->hitm = 0;
-	l->type[0] = 0;
-	return 0;
+	struct vline l = { 0 };
+	size_t n, cap = 0;
+	struct vgroup *g = vgroups_sorted(gs, &n);
+	int rc = 0;
+
+	for (size_t i = 0, j; rc == 0 && i < n; i = j) {
+		for (j = i; j < n && g[j].line == g[i].line; j++)
+			;
+		if (store_grow((void **)rows, &cap, *k + 1, sizeof(**rows)) < 0 ||
+		    vline_fill(&l, &gs->names, &g[i], j - i) < 0 ||
+		    vline_row(st, &l, g[i].line, &(*rows)[(*k)++]) < 0)
+			rc = -ENOMEM;
+	}
+	free(l.a);
+	free(l.keys);
+	return rc;
 }
 
 int typeinfo_query_verdicts(struct store *st, struct typeinfo_verdict_row **rows, size_t *n,
 			    struct c2c_error *err)
 {
-	sqlite3_stmt *s;
-	struct typeinfo_verdict_row *v = NULL;
-	struct vline l = { 0 };
-	size_t k = 0, cap = 0;
-	uint64_t cur = 0;
-	bool have = false;
-	int rc = verdict_stmt(st, &s, false, err);
+	struct vscan v = { 0 };
+	struct typeinfo_verdict_row *r = NULL;
+	size_t k = 0;
+	int rc;
 
 	*rows = NULL;
 	*n = 0;
-	if (rc < 0)
-		return rc;
-	while (rc == 0 && sqlite3_step(s) == SQLITE_ROW) {
-		uint64_t line = (uint64_t)sqlite3_column_int64(s, 0) & ~(uint64_t)(vline_size(st) - 1);
-		if (have && line != cur && vline_flush(st, &l, cur, &v, &k, &cap) < 0)
-			rc = -ENOMEM;
-		cur = line;
-		have = true;
-		if (rc == 0 && vline_add(&l, s, line) < 0)
-			rc = -ENOMEM;
-	}
-	sqlite3_finalize(s);
-	if (rc == 0 && have && vline_flush(st, &l, cur, &v, &k, &cap) < 0)
-		rc = -ENOMEM;
-	free(l.a);
-	free(l.keys);
+	if ((rc = vscan_run(st, &v, err)) == 0 && (rc = verdict_rows(st, &v.groups, &r, &k)) < 0)
+		rc = c2c_error_set(err, rc, "out of memory");
+	vscan_fini(&v);
 	if (rc < 0) {
-		free(v);
-		return c2c_error_set(err, rc, "out of memory");
+		free(r);
+		return rc;
 	}
 	if (k)
-		qsort(v, k, sizeof(*v), vrow_cmp);
-	*rows = v;
+		qsort(r, k, sizeof(*r), vrow_cmp);
+	*rows = r;
 	*n = k;
 	return 0;
 }
