@@ -550,6 +550,11 @@ static int flush_table(struct agg *a, struct store *st, const char *schema, enum
 
 int agg_flush(struct agg *a, struct store *st, const char *schema, struct c2c_error *err)
 {
+	return agg_flush_tables(a, st, schema, AGG_FLUSH_ALL, err);
+}
+
+int agg_flush_tables(struct agg *a, struct store *st, const char *schema, unsigned mask, struct c2c_error *err)
+{
 	static const char *const names[] = { "nr_threads", "time_first", "time_last", "nr_samples" };
 	uint64_t vals[] = { a->nr_threads, a->time_first, a->time_last, a->nr_samples };
 	sqlite3_stmt *s;
@@ -557,10 +562,12 @@ int agg_flush(struct agg *a, struct store *st, const char *schema, struct c2c_er
 	int r;
 
 	for (int k = 0; k < AGG__MAX; k++)
-		if ((r = flush_table(a, st, schema, (enum agg_kind)k, err)) < 0)
+		if ((mask & (1u << k)) && (r = flush_table(a, st, schema, (enum agg_kind)k, err)) < 0)
 			return r;
-	if (a->rep && (r = agg_rep_flush(a, st, schema, err)) < 0)
+	if ((mask & AGG_FLUSH_REP) && a->rep && (r = agg_rep_flush(a, st, schema, err)) < 0)
 		return r;
+	if (!(mask & AGG_FLUSH_SESSION))
+		return 0;
 	if (asprintf(&sql, "INSERT OR REPLACE INTO %s.agg_session (name, value) VALUES (?, ?)", schema) < 0)
 		return c2c_error_set(err, -ENOMEM, "out of memory");
 	r = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);

@@ -83,6 +83,13 @@ int agg_add_lock(struct agg *a, const struct agg_lock_sample *w);
 int agg_create_tables(struct store *st, const char *schema, struct c2c_error *err);
 /* Writes every dirty entry into schema's tables (INSERT OR REPLACE). */
 int agg_flush(struct agg *a, struct store *st, const char *schema, struct c2c_error *err);
+/* agg_flush_tables' mask: a bit per enum agg_kind's table, and these. */
+#define AGG_FLUSH_SESSION (1u << AGG__MAX)       /* agg_session: counts, times, the lines summary */
+#define AGG_FLUSH_REP (1u << (AGG__MAX + 1))     /* agg_line_seq, agg_prow (agg_rep_enable) */
+#define AGG_FLUSH_ALL ((1u << (AGG__MAX + 2)) - 1)
+/* agg_flush for some tables only: a view that reads a few of them need
+ * not wait for the rest (the others stay dirty for a later call). */
+int agg_flush_tables(struct agg *a, struct store *st, const char *schema, unsigned mask, struct c2c_error *err);
 /* ---- the lines table's summary (store/agg/line_summary.c) --------------- */
 
 struct store_line_summary {

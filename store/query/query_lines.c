@@ -1,6 +1,7 @@
 /* Queries: the lines table (perf's "Shared Data Cache Line Table") with
  * display mode, sort, filters and row ranges, and one line's row. */
 #include "store/query/query_priv.h"
+#include "store/agg/agg.h"
 #include "collector/base/appendf.h"
 
 #include <errno.h>
@@ -196,7 +197,10 @@ static void bind_where(sqlite3_stmt *s, const struct store_lines_query *q)
 int store_query_lines(struct store *st, const struct store_lines_query *q, struct store_line_row **rows,
 		      size_t *n, uint64_t *total, struct c2c_error *err)
 {
-	const char *schema = store_agg_schema(st, &q->filter, err);
+	/* agg_line, the shared totals in agg_session, the sites for a symbol */
+	unsigned tables = (1u << AGG_LINE) | AGG_FLUSH_SESSION |
+			  (q->filter.symbol && q->filter.symbol[0] ? 1u << AGG_PARETO : 0);
+	const char *schema = store_agg_schema_for(st, &q->filter, tables, err);
 	char where[2048], order[512], cols[1024], lat[1024], sel[3072], *sql;
 	sqlite3_stmt *s;
 	size_t cap = 0;
@@ -263,7 +267,7 @@ int store_query_lines(struct store *st, const struct store_lines_query *q, struc
 int store_query_line(struct store *st, uint64_t line_addr, const struct store_filter *f,
 		     struct store_line_row *row, struct c2c_error *err)
 {
-	const char *schema = store_agg_schema(st, f, err);
+	const char *schema = store_agg_schema_for(st, f, 1u << AGG_LINE, err);
 	char cols[1024], lat[1024], sel[3072], *sql;
 	sqlite3_stmt *s;
 	int r;

@@ -5,11 +5,17 @@
 
 #include "store/query/query.h"
 
+struct agg;
+
 struct store_query_state {
 	/* temp aggregates for filtered views (store/query/query_state.c) */
 	bool tmp_valid;
 	uint64_t tmp_generation;
 	struct store_filter tmp_filter;  /* symbol not kept (not part of the key) */
+	/* the rebuilt aggregates, kept while some of their tables are not
+	 * written yet (tmp_written: agg.h's AGG_FLUSH_* bits written) */
+	struct agg *tmp_agg;
+	unsigned tmp_written;
 	struct c2c_stats q_shared;       /* shared-line totals for c2c_displayed() in SQL */
 	bool sql_funcs;
 };
@@ -18,6 +24,11 @@ struct store_query_state {
  * recomputation, in which case the temp tables are (re)built first.
  * Returns "main"/"temp" or NULL with err set. */
 const char *store_agg_schema(struct store *st, const struct store_filter *f, struct c2c_error *err);
+/* The same for a query that reads only some aggregate tables (agg.h's
+ * AGG_FLUSH_* bits): a filtered view writes those first, the others when
+ * a query asks for them. */
+const char *store_agg_schema_for(struct store *st, const struct store_filter *f, unsigned tables,
+				 struct c2c_error *err);
 
 /* Totals of the shared lines in schema (and how many). */
 int store_shared_totals(struct store *st, const char *schema, struct c2c_stats *out, uint64_t *nlines,

@@ -6,6 +6,7 @@
 #include "store/agg/agg.h"
 #include "store/filter/filter.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,8 +16,20 @@ struct store_query_state *store_query_state_new(void)
 	return calloc(1, sizeof(struct store_query_state));
 }
 
+/* The aggregates of the filtered view kept for the tables not written yet. */
+static void drop_tmp_agg(struct store_query_state *q)
+{
+	if (q->tmp_agg) {
+		agg_fini(q->tmp_agg);
+		free(q->tmp_agg);
+		q->tmp_agg = NULL;
+	}
+}
+
 void store_query_state_free(struct store_query_state *q)
 {
+	if (q)
+		drop_tmp_agg(q);
 	free(q);
 }
 
@@ -44,20 +57,50 @@ static uint64_t data_version(struct store *st)
 	return (v << 32) ^ st->generation;
 }
 
+/* Writes the tables of need the filtered view's aggregates still hold;
+ * once all are written the aggregates go. */
+static int write_tables(struct store *st, unsigned need, struct c2c_error *err)
+{
+	struct store_query_state *q = st->query;
+	unsigned todo = need & ~q->tmp_written;
+
+	if (todo && q->tmp_agg) {
+		if (agg_flush_tables(q->tmp_agg, st, "temp", todo, err) < 0)
+			return -1;
+		q->tmp_written |= todo;
+	}
+	if ((q->tmp_written & AGG_FLUSH_ALL) == AGG_FLUSH_ALL)
+		drop_tmp_agg(q);
+	return 0;
+}
+
 const char *store_agg_schema(struct store *st, const struct store_filter *f, struct c2c_error *err)
+{
+	return store_agg_schema_for(st, f, AGG_FLUSH_ALL, err);
+}
+
+const char *store_agg_schema_for(struct store *st, const struct store_filter *f, unsigned tables,
+				 struct c2c_error *err)
 {
 	static const char *const names[] = { "agg_line", "agg_offset", "agg_pareto", "agg_line_cpu", "agg_line_node",
 					     "agg_cell", "agg_cpu", "agg_node", "agg_lock", "agg_session", "agg_line_seq",
 					     "agg_prow" };
-	struct agg a;
+	struct store_query_state *q = st->query;
 	char sql[64];
 
 	if (!store_filter_needs_recompute(f))
 		return "main";
 	uint64_t version = data_version(st);
-	if (st->query->tmp_valid && st->query->tmp_generation == version && same_filter(st, f))
+	if (q->tmp_valid && q->tmp_generation == version && same_filter(st, f)) {
+		if (write_tables(st, tables, err) < 0) {
+			q->tmp_valid = false;
+			drop_tmp_agg(q);
+			return NULL;
+		}
 		return "temp";
-	st->query->tmp_valid = false;
+	}
+	q->tmp_valid = false;
+	drop_tmp_agg(q);
 	if (agg_create_tables(st, "temp", err) < 0 || agg_rep_create_tables(st, "temp", err) < 0)
 		return NULL;
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
@@ -65,15 +108,21 @@ const char *store_agg_schema(struct store *st, const struct store_filter *f, str
 		if (store_exec(st, sql, err) < 0)
 			return NULL;
 	}
-	agg_init(&a, store_line_size(st, f));
-	if (agg_rebuild(&a, st, f, "temp", err) < 0 || agg_flush(&a, st, "temp", err) < 0) {
-		agg_fini(&a);
+	if (!(q->tmp_agg = malloc(sizeof(*q->tmp_agg)))) {
+		c2c_error_set(err, -ENOMEM, "out of memory");
 		return NULL;
 	}
-	agg_fini(&a);
-	st->query->tmp_valid = true;
-	st->query->tmp_generation = version;
-	st->query->tmp_filter = *f;
-	st->query->tmp_filter.symbol = NULL;
+	agg_init(q->tmp_agg, store_line_size(st, f));
+	q->tmp_written = 0;
+	/* a view reads a few tables first (the lines view: its lines and the
+	 * session's totals): the others are written when a query asks */
+	if (agg_rebuild(q->tmp_agg, st, f, "temp", err) < 0 || write_tables(st, tables, err) < 0) {
+		drop_tmp_agg(q);
+		return NULL;
+	}
+	q->tmp_valid = true;
+	q->tmp_generation = version;
+	q->tmp_filter = *f;
+	q->tmp_filter.symbol = NULL;
 	return "temp";
 }

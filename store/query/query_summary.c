@@ -126,7 +126,11 @@ static void reload_counters(struct store *st)
 int store_query_summary(struct store *st, const struct store_filter *f, struct store_summary *out,
 			struct c2c_error *err)
 {
-	const char *schema = store_agg_schema(st, f, err);
+	/* the tables read below, and store_shared_totals' */
+	const char *schema = store_agg_schema_for(st, f,
+						  (1u << AGG_CPU) | (1u << AGG_NODE) | (1u << AGG_LINE) |
+							  (1u << AGG_LOCK) | AGG_FLUSH_SESSION,
+						  err);
 	struct store_line_summary lines;
 	char sql[2048];
 	sqlite3_stmt *s;

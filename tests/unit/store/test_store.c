@@ -940,9 +940,104 @@ static void test_time_blocks(void)
 	store_close(b);
 }
 
+static int count_row(void *ctx, int ncols, const char *const *names, const char *const *values)
+{
+	(void)ncols;
+	(void)names;
+	if (values)
+		*(long *)ctx = values[0] ? atol(values[0]) : 0;
+	return 0;
+}
+
+static long count_of(struct store *st, const char *sql)
+{
+	struct c2c_error err = { 0 };
+	long n = -1;
+
+	/* -2: the query failed (no count can match it) */
+	return store_sql(st, sql, count_row, &n, &err) == 0 ? n : -2;
+}
+
+static bool pareto_eq(struct store *a, struct store *b, uint64_t line, const struct store_filter *f)
+{
+	struct c2c_error err = { 0 };
+	struct store_pareto_row *ra = NULL, *rb = NULL;
+	struct store_offset_row *oa = NULL, *ob = NULL;
+	size_t na = 0, nb = 0, noa = 0, nob = 0;
+	bool same = store_query_line_pareto(a, line, f, STORE_MODE_TOT, STORE_COALESCE_DEFAULT, true, &ra, &na,
+					    &err) == 0 &&
+		    store_query_line_pareto(b, line, f, STORE_MODE_TOT, STORE_COALESCE_DEFAULT, true, &rb, &nb,
+					    &err) == 0 &&
+		    store_query_line_offsets(a, line, f, false, &oa, &noa, &err) == 0 &&
+		    store_query_line_offsets(b, line, f, false, &ob, &nob, &err) == 0 && na == nb && noa == nob;
+
+	for (size_t i = 0; same && i < na; i++)
+		same = ra[i].offset == rb[i].offset && ra[i].iaddr == rb[i].iaddr &&
+		       stats_eq(&ra[i].stats, &rb[i].stats) && ra[i].nr_cpus == rb[i].nr_cpus;
+	for (size_t i = 0; same && i < noa; i++)
+		same = oa[i].offset == ob[i].offset && stats_eq(&oa[i].stats, &ob[i].stats) &&
+		       oa[i].nr_threads == ob[i].nr_threads;
+	free(ra);
+	free(rb);
+	free(oa);
+	free(ob);
+	return same;
+}
+
+/* A filtered view writes the tables a query reads (summary, lines) and the
+ * others when a query asks for them: the answers equal those of a view
+ * whose first query wrote every table. */
+static void test_filter_tables_on_demand(void)
+{
+	struct c2c_error err = { 0 };
+	struct store *w = make_session("od.db", NS), *a, *b;
+	struct store_lines_query q;
+	struct store_line_row *la = NULL, *lb = NULL, *l0 = NULL;
+	struct store_summary sa, sb;
+	size_t na = 0, nb = 0, n0 = 0;
+	uint64_t total;
+
+	CHECK(w);
+	store_close(w);
+	CHECK(store_open(&a, tmp_path("od.db"), STORE_OPEN_RDONLY, &err) == 0);
+	CHECK(store_open(&b, tmp_path("od.db"), STORE_OPEN_RDONLY, &err) == 0);
+	store_lines_query_init(&q);
+	q.show_all = true;
+	CHECK(store_query_lines(b, &q, &l0, &n0, &total, &err) == 0 && n0 > 1);
+	q.filter.cpu = 3;
+	/* b: a line's Pareto first (every table written), then the lists */
+	CHECK(pareto_eq(b, b, l0[0].addr, &q.filter));
+	CHECK(count_of(b, "SELECT count(*) FROM temp.agg_pareto") > 0);
+	CHECK(store_query_summary(b, &q.filter, &sb, &err) == 0);
+	CHECK(store_query_lines(b, &q, &lb, &nb, &total, &err) == 0);
+	/* a: the lists first; the Pareto table is not written for them */
+	CHECK(store_query_summary(a, &q.filter, &sa, &err) == 0);
+	CHECK(store_query_lines(a, &q, &la, &na, &total, &err) == 0);
+	CHECK_EQ_U64(count_of(a, "SELECT count(*) FROM temp.agg_pareto"), 0);
+	CHECK(count_of(a, "SELECT count(*) FROM temp.agg_line") > 0);
+	CHECK(stats_eq(&sa.total, &sb.total));
+	CHECK(sa.total.nr_entries > 0 && sa.total.nr_entries < NS);
+	CHECK_EQ_U64(sa.nr_lines, sb.nr_lines);
+	CHECK_EQ_U64(sa.nr_shared_lines, sb.nr_shared_lines);
+	CHECK_EQ_U64(sa.nr_samples, sb.nr_samples);
+	CHECK(na == nb && na > 1);
+	for (size_t i = 0; i < na && na == nb; i++)
+		CHECK(la[i].addr == lb[i].addr && stats_eq(&la[i].stats, &lb[i].stats));
+	/* then each line's tables, written when asked, equal b's */
+	for (size_t i = 0; i < na && na == nb; i++)
+		CHECK(pareto_eq(a, b, la[i].addr, &q.filter));
+	CHECK(count_of(a, "SELECT count(*) FROM temp.agg_pareto") ==
+	      count_of(b, "SELECT count(*) FROM temp.agg_pareto"));
+	free(la);
+	free(lb);
+	free(l0);
+	store_close(a);
+	store_close(b);
+}
+
 TEST_MAIN(TEST_CASE(test_create_reopen), TEST_CASE(test_aggregates_match), TEST_CASE(test_row_ranges),
 	  TEST_CASE(test_filters), TEST_CASE(test_reject_newer), TEST_CASE(test_reject_foreign),
 	  TEST_CASE(test_reject_non_sqlite), TEST_CASE(test_valid_after_commit), TEST_CASE(test_append),
 	  TEST_CASE(test_locks_sites_timeline_search), TEST_CASE(test_crash_after_commit_wal),
 	  TEST_CASE(test_crash_after_commit_bulk), TEST_CASE(test_bulk_equals_plain),
-	  TEST_CASE(test_time_blocks), TEST_CASE(test_sample_order))
+	  TEST_CASE(test_time_blocks), TEST_CASE(test_sample_order), TEST_CASE(test_filter_tables_on_demand))
