@@ -366,6 +366,17 @@ int agg_create_tables(struct store *st, const char *schema, struct c2c_error *er
 	return r;
 }
 
+/* The CPU bitmap without its trailing zero words (at least one word):
+ * readers take the words there are, and most rows name CPUs below 64. */
+static void bind_cpus(sqlite3_stmt *s, int i, const struct agg_ent *e)
+{
+	uint32_t words = e->cpu_words;
+
+	while (words > 1 && !e->cpus[words - 1])
+		words--;
+	sqlite3_bind_blob(s, i, e->cpus, (int)(words * sizeof(uint64_t)), SQLITE_STATIC);
+}
+
 static int bind_extra(sqlite3_stmt *s, int i, enum agg_kind k, const struct agg_ent *e, uint32_t line_size)
 {
 	switch (k) {
@@ -375,7 +386,7 @@ static int bind_extra(sqlite3_stmt *s, int i, enum agg_kind k, const struct agg_
 		sqlite3_bind_int64(s, i++, e->nr_sites);
 		sqlite3_bind_int64(s, i++, e->nr_offsets);
 		sqlite3_bind_int64(s, i++, (sqlite3_int64)e->node_mask);
-		sqlite3_bind_blob(s, i++, e->cpus, (int)(e->cpu_words * sizeof(uint64_t)), SQLITE_STATIC);
+		bind_cpus(s, i++, e);
 		sqlite3_bind_int64(s, i++, e->dsym);
 		sqlite3_bind_int64(s, i++, (sqlite3_int64)e->dsym_start);
 		sqlite3_bind_int64(s, i++, (sqlite3_int64)e->lock_waits);
@@ -387,7 +398,7 @@ static int bind_extra(sqlite3_stmt *s, int i, enum agg_kind k, const struct agg_
 		sqlite3_bind_int64(s, i++, e->nr_threads);
 		sqlite3_bind_int64(s, i++, e->nr_sites);
 		sqlite3_bind_int64(s, i++, (sqlite3_int64)e->node_mask);
-		sqlite3_bind_blob(s, i++, e->cpus, (int)(e->cpu_words * sizeof(uint64_t)), SQLITE_STATIC);
+		bind_cpus(s, i++, e);
 		sqlite3_bind_int64(s, i++, e->dsym);
 		sqlite3_bind_int64(s, i++, (sqlite3_int64)e->dsym_start);
 		break;
@@ -395,7 +406,7 @@ static int bind_extra(sqlite3_stmt *s, int i, enum agg_kind k, const struct agg_
 		sqlite3_bind_int64(s, i++, e->site);
 		sqlite3_bind_int64(s, i++, e->nr_cpus);
 		sqlite3_bind_int64(s, i++, (sqlite3_int64)e->node_mask);
-		sqlite3_bind_blob(s, i++, e->cpus, (int)(e->cpu_words * sizeof(uint64_t)), SQLITE_STATIC);
+		bind_cpus(s, i++, e);
 		break;
 	case AGG_LINE_CPU:
 	case AGG_CPU:

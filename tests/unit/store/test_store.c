@@ -1035,9 +1035,51 @@ static void test_filter_tables_on_demand(void)
 	store_close(b);
 }
 
+/* The aggregates' CPU bitmaps leave their trailing zero words out: a line
+ * of CPUs below 64 keeps one word, one with CPU 130 three; readers count
+ * the CPUs of both alike. */
+static void test_cpu_bitmap_words(void)
+{
+	static const struct {
+		uint32_t cpu;
+		uint64_t addr;
+	} put[] = { { 3, 0x7f0000001000ull }, { 130, 0x7f0000001004ull }, { 5, 0x7f0000002000ull },
+		    { 3, 0x7f0000002008ull } };
+	struct c2c_error err = { 0 };
+	struct store *st;
+	struct store_offset_row *rows = NULL;
+	size_t n = 0;
+
+	store_close(make_session("cpuwarm.db", 1));
+	CHECK(store_create(&st, tmp_path("cpuw.db"), &err) == 0);
+	for (size_t i = 0; i < sizeof(put) / sizeof(put[0]); i++) {
+		struct tsample t = samples[0];
+		t.s.cpu = put[i].cpu;
+		t.s.addr = put[i].addr;
+		t.s.time += i;
+		t.ctx.node = 0;
+		CHECK(store_add_sample(st, &t.s, &t.ctx, &err) == 0);
+	}
+	CHECK(store_finalize(st, &err) == 0);
+	CHECK_EQ_U64(count_of(st, "SELECT length(cpus) FROM agg_line WHERE line = 0x7f0000001000"), 24);
+	CHECK_EQ_U64(count_of(st, "SELECT length(cpus) FROM agg_line WHERE line = 0x7f0000002000"), 8);
+	CHECK_EQ_U64(count_of(st, "SELECT max(length(cpus)) FROM agg_pareto WHERE line = 0x7f0000002000"), 8);
+	CHECK(store_query_line_offsets(st, 0x7f0000001000ull, NULL, false, &rows, &n, &err) == 0);
+	CHECK_EQ_U64(n, 2);
+	for (size_t i = 0; i < n; i++)
+		CHECK_EQ_U64(rows[i].nr_cpus, 1);
+	free(rows);
+	/* words=true merges the two offsets: both CPUs, from a short and a long bitmap */
+	CHECK(store_query_line_offsets(st, 0x7f0000001000ull, NULL, true, &rows, &n, &err) == 0);
+	CHECK_EQ_U64(n, 1);
+	CHECK_EQ_U64(n ? rows[0].nr_cpus : 0, 2);
+	free(rows);
+	store_close(st);
+}
+
 TEST_MAIN(TEST_CASE(test_create_reopen), TEST_CASE(test_aggregates_match), TEST_CASE(test_row_ranges),
 	  TEST_CASE(test_filters), TEST_CASE(test_reject_newer), TEST_CASE(test_reject_foreign),
 	  TEST_CASE(test_reject_non_sqlite), TEST_CASE(test_valid_after_commit), TEST_CASE(test_append),
 	  TEST_CASE(test_locks_sites_timeline_search), TEST_CASE(test_crash_after_commit_wal),
 	  TEST_CASE(test_crash_after_commit_bulk), TEST_CASE(test_bulk_equals_plain),
-	  TEST_CASE(test_time_blocks), TEST_CASE(test_sample_order), TEST_CASE(test_filter_tables_on_demand))
+	  TEST_CASE(test_time_blocks), TEST_CASE(test_sample_order), TEST_CASE(test_filter_tables_on_demand), TEST_CASE(test_cpu_bitmap_words))
