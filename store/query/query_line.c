@@ -3,6 +3,7 @@
  * the CPU x offset matrix, and locks (also session-wide for CPUs, nodes
  * and locks). */
 #include "store/query/query_priv.h"
+#include "store/agg/agg.h"
 #include "store/base/hash.h"
 
 #include <errno.h>
@@ -66,7 +67,7 @@ static int finish_rows(struct store *st, sqlite3_stmt *s, int rc, void **rows, s
 int store_query_line_offsets(struct store *st, uint64_t line_addr, const struct store_filter *f, bool words8,
 			     struct store_offset_row **rows, size_t *n, struct c2c_error *err)
 {
-	const char *schema = store_agg_schema(st, f, err);
+	const char *schema = store_agg_schema_for(st, f, 1u << AGG_OFFSET, err);
 	uint64_t cpus[64];
 	sqlite3_stmt *s;
 	size_t cap = 0;
@@ -231,7 +232,7 @@ int store_query_line_pareto(struct store *st, uint64_t line_addr, const struct s
 			    enum store_mode mode, unsigned coalesce, bool show_all,
 			    struct store_pareto_row **rows, size_t *n, struct c2c_error *err)
 {
-	const char *schema = store_agg_schema(st, f, err);
+	const char *schema = store_agg_schema_for(st, f, 1u << AGG_PARETO, err);
 	struct pareto_acc acc;
 	sqlite3_stmt *s;
 	int r, rc;
@@ -335,7 +336,8 @@ int store_query_line_pareto(struct store *st, uint64_t line_addr, const struct s
 int store_query_cpus(struct store *st, uint64_t line_addr, const struct store_filter *f,
 		     struct store_cpu_row **rows, size_t *n, struct c2c_error *err)
 {
-	const char *schema = store_agg_schema(st, f, err);
+	const char *schema =
+		store_agg_schema_for(st, f, 1u << (line_addr == STORE_ALL_LINES ? AGG_CPU : AGG_LINE_CPU), err);
 	bool all = line_addr == STORE_ALL_LINES;
 	sqlite3_stmt *s;
 	size_t cap = 0;
@@ -365,7 +367,8 @@ int store_query_cpus(struct store *st, uint64_t line_addr, const struct store_fi
 int store_query_nodes(struct store *st, uint64_t line_addr, const struct store_filter *f,
 		      struct store_node_row **rows, size_t *n, struct c2c_error *err)
 {
-	const char *schema = store_agg_schema(st, f, err);
+	const char *schema =
+		store_agg_schema_for(st, f, 1u << (line_addr == STORE_ALL_LINES ? AGG_NODE : AGG_LINE_NODE), err);
 	bool all = line_addr == STORE_ALL_LINES;
 	sqlite3_stmt *s;
 	size_t cap = 0;
@@ -395,7 +398,7 @@ int store_query_nodes(struct store *st, uint64_t line_addr, const struct store_f
 int store_query_line_matrix(struct store *st, uint64_t line_addr, const struct store_filter *f,
 			    struct store_cell_row **rows, size_t *n, struct c2c_error *err)
 {
-	const char *schema = store_agg_schema(st, f, err);
+	const char *schema = store_agg_schema_for(st, f, 1u << AGG_CELL, err);
 	sqlite3_stmt *s;
 	size_t cap = 0;
 	int r, rc;
@@ -424,7 +427,7 @@ int store_query_line_matrix(struct store *st, uint64_t line_addr, const struct s
 int store_query_locks(struct store *st, uint64_t line_addr, const struct store_filter *f,
 		      struct store_lock_row **rows, size_t *n, struct c2c_error *err)
 {
-	const char *schema = store_agg_schema(st, f, err);
+	const char *schema = store_agg_schema_for(st, f, (1u << AGG_LOCK) | (1u << AGG_LINE), err);
 	bool all = line_addr == STORE_ALL_LINES;
 	sqlite3_stmt *s;
 	size_t cap = 0;

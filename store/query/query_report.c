@@ -230,7 +230,7 @@ int store_query_lines_seq(struct store *st, const struct store_filter *f, unsign
 		return 0;
 	/* default options: the writer kept these numbers, a filtered view's
 	 * rebuild too (store/agg/agg_report.c) */
-	const char *schema = store_agg_schema(st, f, err);
+	const char *schema = store_agg_schema_for(st, f, AGG_FLUSH_REP, err);
 	if (!schema)
 		return err ? err->code : -EIO;
 	if ((r = store_lines_seq_precomputed(st, schema, f, coalesce, lines, n, err)) != 0)

@@ -3,6 +3,7 @@
  * counts are those of its instruction address (the Pareto rows are keyed
  * by address, as perf's default coalescing). */
 #include "store/query/query_priv.h"
+#include "store/agg/agg.h"
 #include "store/base/hash.h"
 
 #include <errno.h>
@@ -77,7 +78,7 @@ int store_query_site_accesses(struct store *st, int64_t site_id, const struct st
 			      enum store_mode mode, struct store_site_access_row **rows, size_t *n,
 			      struct c2c_error *err)
 {
-	const char *schema = store_agg_schema(st, f, err);
+	const char *schema = store_agg_schema_for(st, f, (1u << AGG_PARETO) | (1u << AGG_OFFSET), err);
 	struct store_site site;
 	sqlite3_stmt *s;
 	char *sql;
