@@ -47,25 +47,24 @@ static void usage(FILE *out, const char *cmd)
 }
 
 /* Opens a session; attributes its samples to types when it has no
- * attribution yet (the result is saved in the session). */
+ * attribution yet (the result is saved in the session). A failed
+ * attribution goes into warn (empty when none): said only when the diff
+ * itself works, so that a damaged file gets one line. */
 static int open_session(const char *path, bool attribute, const char *dbgdir, const char *vmlinux,
-			struct store **out)
+			struct store **out, char *warn, size_t warn_len)
 {
 	struct typeinfo_open_opts o = { .attribute = attribute, .debuginfo_dir = dbgdir, .vmlinux = vmlinux };
 	struct c2c_error err = { 0 }, aerr = { 0 };
 	int arc, rc;
 
+	warn[0] = 0;
 	rc = typeinfo_open(path, &o, out, &arc, &aerr, &err);
 	if (rc < 0) {
 		fprintf(stderr, "c2ctui diff: %s\n", err.msg);
 		return rc;
 	}
-	/* said once when both sides are the same file */
-	static char said[sizeof(aerr.msg)];
-	if (arc < 0 && strcmp(said, aerr.msg) != 0) {
-		fprintf(stderr, "c2ctui diff: %s (continuing without types)\n", aerr.msg);
-		snprintf(said, sizeof(said), "%s", aerr.msg);
-	}
+	if (arc < 0)
+		snprintf(warn, warn_len, "%s", aerr.msg);
 	return 0;
 }
 
@@ -88,6 +87,7 @@ static int run(int argc, char **argv, const char *cmd, bool allow_tui)
 	struct store *sb = NULL, *sa = NULL;
 	struct diff_result r;
 	struct c2c_error err = { 0 };
+	char warn[2][sizeof(err.msg)];
 	long min_evidence = -1;
 	char *end;
 	int c, rc;
@@ -145,9 +145,10 @@ static int run(int argc, char **argv, const char *cmd, bool allow_tui)
 	}
 	if (have_fmt || !isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
 		tui = false;
-	if (open_session(argv[optind], attribute, dbgdir, vml[0], &sb) < 0)
+	if (open_session(argv[optind], attribute, dbgdir, vml[0], &sb, warn[0], sizeof(warn[0])) < 0)
 		return 1;
-	if (open_session(argv[optind + 1], attribute, dbgdir, nvml == 2 ? vml[1] : vml[0], &sa) < 0) {
+	if (open_session(argv[optind + 1], attribute, dbgdir, nvml == 2 ? vml[1] : vml[0], &sa, warn[1],
+			 sizeof(warn[1])) < 0) {
 		store_close(sb);
 		return 1;
 	}
@@ -162,6 +163,10 @@ static int run(int argc, char **argv, const char *cmd, bool allow_tui)
 		store_close(sa);
 		return 1;
 	}
+	/* once when both sides are the same file */
+	for (int i = 0; i < 2; i++)
+		if (warn[i][0] && (i == 0 || strcmp(warn[0], warn[1])))
+			fprintf(stderr, "c2ctui %s: %s (continuing without types)\n", cmd, warn[i]);
 	if (tui) {
 		struct view_diff_arg arg = { .before = sb, .after = sa, .result = &r };
 		struct tui_options o = { .title = argv[optind + 1], .first_view = &view_diff_ops,
