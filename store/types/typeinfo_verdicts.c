@@ -17,6 +17,8 @@
 #include "collector/base/appendf.h"
 #include "collector/c2c/c2c.h"
 #include "store/base/base.h"
+#include "store/base/sample_merge.h"
+#include "store/filter/filter.h"
 #include "store/types/verdict_groups.h"
 
 void typeinfo_set_min_evidence(struct store *st, uint32_t n)
@@ -337,17 +339,15 @@ static const struct vattr *attr_find(struct vscan *v, int64_t id)
 	return lo < v->nattr && v->attr[lo].id == id ? &v->attr[lo] : NULL;
 }
 
-/* One sample row of verdict_stmt into its group; loads and stores only. */
-static int scan_row(struct vscan *v, sqlite3_stmt *s)
+/* One sample into its group; loads and stores only. t and m: its type
+ * and member when the query joined them, else NULL (attr_find). */
+static int scan_add(struct vscan *v, int64_t id, uint64_t addr, int32_t tid, int32_t cpu, uint64_t bits,
+		    uint32_t site, const char *t, const char *m)
 {
-	uint64_t addr = (uint64_t)sqlite3_column_int64(s, 1);
-	uint64_t bits = (uint64_t)sqlite3_column_int64(s, 4);
 	bool store = c2c_bits_count(bits, C2C_STORE) > 0;
 	struct vgroup g = {
-		.first_id = sqlite3_column_int64(s, 0), .first_addr = addr, .count = 1,
-		.tid = sqlite3_column_type(s, 2) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 2),
-		.cpu = sqlite3_column_type(s, 3) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 3),
-		.site = (uint32_t)sqlite3_column_int64(s, 5), .store = store,
+		.first_id = id, .first_addr = addr, .count = 1, .tid = tid, .cpu = cpu, .site = site,
+		.store = store,
 		.lcl_hitm = (uint8_t)c2c_bits_count(bits, C2C_LCL_HITM),
 		.rmt_hitm = (uint8_t)c2c_bits_count(bits, C2C_RMT_HITM),
 		.lcl_peer = (uint8_t)c2c_bits_count(bits, C2C_LCL_PEER),
@@ -358,13 +358,12 @@ static int scan_row(struct vscan *v, sqlite3_stmt *s)
 	if (!store && !c2c_bits_count(bits, C2C_LOAD))
 		return 0;
 	g.line = v->hi ? v->lo : addr & ~(uint64_t)(v->line_size - 1);
-	if (sqlite3_column_type(s, 7) != SQLITE_NULL && sqlite3_column_type(s, 6) != SQLITE_NULL) {
-		const char *t = (const char *)sqlite3_column_text(s, 6);
-		if (t && *t)
+	if (t && m) {
+		if (*t)
 			g.type = vnames_id(&v->groups.names, t, &rc);
-		g.key = vnames_id(&v->groups.names, (const char *)sqlite3_column_text(s, 7), &rc);
+		g.key = vnames_id(&v->groups.names, m, &rc);
 	} else if (v->nattr) {
-		const struct vattr *a = attr_find(v, g.first_id);
+		const struct vattr *a = attr_find(v, id);
 		if (a) {
 			g.type = a->type;
 			g.key = a->member;
@@ -373,8 +372,49 @@ static int scan_row(struct vscan *v, sqlite3_stmt *s)
 	if (!g.key)
 		g.key = VGROUP_OFFSET | (uint32_t)(addr - g.line);
 	g.type_addr = addr;
-	g.type_id = g.first_id;
+	g.type_id = id;
 	return rc < 0 ? rc : vgroups_add(&v->groups, &g);
+}
+
+static int scan_row(struct vscan *v, sqlite3_stmt *s)
+{
+	bool typed = sqlite3_column_type(s, 6) != SQLITE_NULL && sqlite3_column_type(s, 7) != SQLITE_NULL;
+
+	return scan_add(v, sqlite3_column_int64(s, 0), (uint64_t)sqlite3_column_int64(s, 1),
+			sqlite3_column_type(s, 2) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 2),
+			sqlite3_column_type(s, 3) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 3),
+			(uint64_t)sqlite3_column_int64(s, 4), (uint32_t)sqlite3_column_int64(s, 5),
+			typed ? (const char *)sqlite3_column_text(s, 6) : NULL,
+			typed ? (const char *)sqlite3_column_text(s, 7) : NULL);
+}
+
+/* Every sample of a block session, decoded in C (no SQL row per sample):
+ * cpu, tid, site, addr, class_bits. */
+static int scan_blocks(struct store *st, struct vscan *v, struct c2c_error *err)
+{
+	const uint32_t cols = (1u << 2) | (1u << 5) | (1u << 8) | (1u << 9) | (1u << 11);
+	const struct store_sample_rec *x;
+	const unsigned char *raw;
+	struct sample_merge *m;
+	int64_t id;
+	int r, more;
+
+	if ((r = store_filter_merge_open(st, NULL, cols, &m, err)) < 0)
+		return r;
+	while (r == 0 && (more = sample_merge_next(m, &x, &raw, &id)) != 0) {
+		if (more < 0) {
+			r = store_filter_merge_error(st, m, more, err);
+			break;
+		}
+		if (!((x->present >> 9) & 1u) || !x->v[9])
+			continue;
+		if (scan_add(v, id, (uint64_t)x->v[9], (x->present >> 5) & 1u ? (int32_t)x->v[5] : -1,
+			     (x->present >> 2) & 1u ? (int32_t)x->v[2] : -1, (uint64_t)x->v[11], (uint32_t)x->v[8],
+			     NULL, NULL) < 0)
+			r = c2c_error_set(err, -ENOMEM, "out of memory");
+	}
+	sample_merge_close(m);
+	return r;
 }
 
 /* Groups the samples of every line, or of [lo, hi) when hi != 0. */
@@ -386,6 +426,8 @@ static int vscan_run(struct store *st, struct vscan *v, struct c2c_error *err)
 	v->line_size = vline_size(st);
 	if (!v->hi && (rc = attr_load(st, v, err)) < 0)
 		return rc;
+	if (!v->hi && st->sample_blocks)
+		return scan_blocks(st, v, err);
 	if ((rc = verdict_stmt(st, &s, v->hi != 0, err)) < 0)
 		return rc;
 	if (v->hi) {
