@@ -8,9 +8,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The parsed BTF, and its VAR ids sorted by name on the first lookup:
+ * libbpf's btf__find_by_name_kind walks every type, and type attribution
+ * asks once per kernel sample. */
+struct btf_var_name {
+	const char *name;
+	uint32_t id;
+};
+
+struct btf_priv {
+	struct btf *btf;
+	struct btf_var_name *vars;
+	size_t nvars;
+	bool vars_done;
+};
+
 static struct btf *B(struct types_db *db)
 {
-	return db->priv;
+	return ((struct btf_priv *)db->priv)->btf;
 }
 
 static const char *btf_name(struct btf *btf, const struct btf_type *t)
@@ -140,13 +155,64 @@ static int btf_build_index(struct types_db *db)
 	return 0;
 }
 
+static int var_cmp(const void *a, const void *b)
+{
+	const struct btf_var_name *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	/* the same name twice: the lowest id, as btf__find_by_name_kind */
+	if (c)
+		return c;
+	return x->id < y->id ? -1 : 1;
+}
+
+static int vars_ready(struct btf_priv *p)
+{
+	uint32_t n = btf__type_cnt(p->btf);
+	size_t cap = 0;
+
+	if (p->vars_done)
+		return 0;
+	for (uint32_t id = 1; id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(p->btf, id);
+		if (!btf_is_var(t))
+			continue;
+		if (p->nvars == cap) {
+			size_t nc = cap ? cap * 2 : 256;
+			struct btf_var_name *v = realloc(p->vars, nc * sizeof(*v));
+			if (!v)
+				return -ENOMEM;
+			p->vars = v;
+			cap = nc;
+		}
+		p->vars[p->nvars++] = (struct btf_var_name){
+			btf__name_by_offset(p->btf, t->name_off), id };
+	}
+	qsort(p->vars, p->nvars, sizeof(*p->vars), var_cmp);
+	p->vars_done = true;
+	return 0;
+}
+
 static int btf_var_by_name(struct types_db *db, const char *name, uint32_t *type, uint64_t *start)
 {
-	struct btf *btf = B(db);
-	int32_t id = btf__find_by_name_kind(btf, name, BTF_KIND_VAR);
+	struct btf_priv *p = db->priv;
+	size_t lo = 0, hi;
 	const struct btf_type *t;
 
-	if (id <= 0 || !(t = btf__type_by_id(btf, (uint32_t)id)))
+	if (vars_ready(p) < 0)
+		return -ENOMEM;
+	hi = p->nvars;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(p->vars[mid].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == p->nvars || strcmp(p->vars[lo].name, name))
+		return -ENOENT;
+	t = btf__type_by_id(p->btf, p->vars[lo].id);
+	if (!t)
 		return -ENOENT;
 	*type = types_intern(db, t->type);
 	*start = 0;
@@ -155,7 +221,13 @@ static int btf_var_by_name(struct types_db *db, const char *name, uint32_t *type
 
 static void btf_fini(struct types_db *db)
 {
-	btf__free(B(db));
+	struct btf_priv *p = db->priv;
+
+	if (!p)
+		return;
+	btf__free(p->btf);
+	free(p->vars);
+	free(p);
 	db->priv = NULL;
 }
 
@@ -170,6 +242,7 @@ static const struct types_ops btf_ops = {
 int types_open_btf(struct types_db **out, const char *path, struct c2c_error *err)
 {
 	struct types_db *db;
+	struct btf_priv *p;
 	struct btf *btf;
 	int rc;
 
@@ -183,11 +256,15 @@ int types_open_btf(struct types_db **out, const char *path, struct c2c_error *er
 		return c2c_error_set(err, -e, "cannot read BTF from %s: %s", path, strerror(e));
 	}
 	db = calloc(1, sizeof(*db));
-	if (!db) {
+	p = calloc(1, sizeof(*p));
+	if (!db || !p) {
+		free(db);
+		free(p);
 		btf__free(btf);
 		return c2c_error_set(err, -ENOMEM, "out of memory");
 	}
-	rc = types_db_init(db, &btf_ops, btf, TYPES_SRC_BTF, path);
+	p->btf = btf;
+	rc = types_db_init(db, &btf_ops, p, TYPES_SRC_BTF, path);
 	if (rc < 0) {
 		types_free(db);
 		return c2c_error_set(err, rc, "out of memory");

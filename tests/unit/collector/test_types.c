@@ -6,6 +6,7 @@
 #include "collector/types/insn.h"
 #include "collector/types/types.h"
 
+#include <bpf/btf.h>
 #include <errno.h>
 
 static struct types_db *open_prog(int after)
@@ -743,6 +744,59 @@ static void test_kernel_btf(void)
 	CHECK(types_open_btf(&db, "/nonexistent/btf", &err) < 0);
 }
 
+/* Every VAR of the kernel's BTF is found by name (sorted lookup) with the
+ * type libbpf's own linear search gives; absent names are -ENOENT. */
+static void test_btf_vars_by_name(void)
+{
+	struct types_db *db = NULL;
+	struct btf *btf;
+	uint32_t n, vars = 0, type;
+	uint64_t start;
+
+	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
+		test_skip("no /sys/kernel/btf/vmlinux");
+		return;
+	}
+	btf = btf__parse("/sys/kernel/btf/vmlinux", NULL);
+	CHECK(btf != NULL);
+	CHECK(types_open_btf(&db, NULL, NULL) == 0);
+	if (!btf || !db)
+		return;
+	n = btf__type_cnt(btf);
+	for (uint32_t id = 1; id < n; id++) {
+		const struct btf_type *v = btf__type_by_id(btf, id), *vt;
+		const char *name;
+		const struct types_type *got;
+		int first;
+
+		if (!btf_is_var(v))
+			continue;
+		name = btf__name_by_offset(btf, v->name_off);
+		first = btf__find_by_name_kind(btf, name, BTF_KIND_VAR);
+		vt = btf__type_by_id(btf, btf__type_by_id(btf, (uint32_t)first)->type);
+		vars++;
+		if (types_var_by_name(db, name, &type, &start) != 0) {
+			printf("# var %s not found\n", name);
+			CHECK(0);
+			continue;
+		}
+		got = types_get(db, type);
+		CHECK(got != NULL);
+		if (got && vt->name_off)
+			CHECK_STR(got->name, btf__name_by_offset(btf, vt->name_off));
+		if (got && (btf_is_struct(vt) || btf_is_int(vt)))
+			CHECK_EQ_U64(got->size, vt->size);
+	}
+	CHECK(vars > 10);
+	CHECK(types_var_by_name(db, "runqueues", &type, &start) == 0 &&
+	      types_get(db, type) && !strcmp(types_get(db, type)->name, "rq"));
+	CHECK(types_var_by_name(db, "no_such_variable_c2ctui", &type, &start) == -ENOENT);
+	CHECK(types_var_by_name(db, "", &type, &start) == -ENOENT);
+	CHECK(types_var_by_name(db, "zzzzzzzz", &type, &start) == -ENOENT);
+	types_free(db);
+	btf__free(btf);
+}
+
 TEST_MAIN(
 	TEST_CASE(test_struct_layout_before),
 	TEST_CASE(test_struct_layout_after),
@@ -762,4 +816,5 @@ TEST_MAIN(
 	TEST_CASE(test_separate_debug),
 	TEST_CASE(test_kernel_btf),
 	TEST_CASE(test_btf_array_elements),
+	TEST_CASE(test_btf_vars_by_name),
 )
