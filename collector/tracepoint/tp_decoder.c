@@ -87,33 +87,22 @@ int tp_decoder_add_format(struct tp_decoder *dec, const char *sys, const char *b
 	/* Fields are read by name; the "print fmt" is never used, and
 	 * libtraceevent dereferences NULL on one that names a field the format
 	 * lacks (found by fuzz_tracepoint: a crafted perf.data's tracing data
-	 * could crash an import). Parse the format with an empty one. */
-	static const char empty_fmt[] = "print fmt: \"\"\n";
+	 * could crash an import). Parse the checked lines before it with an
+	 * empty one. */
+	static const char empty_fmt[] = "\nprint fmt: \"\"\n";
 	const char *pf = memmem(buf, len, "\nprint fmt:", 11);
-	char *copy = NULL;
-	if (pf) {
-		size_t keep = (size_t)(pf - buf) + 1;
-		copy = malloc(keep + sizeof(empty_fmt));
-		if (!copy)
-			return c2c_error_set(err, -ENOMEM, "out of memory");
-		memcpy(copy, buf, keep);
-		memcpy(copy + keep, empty_fmt, sizeof(empty_fmt));
-		buf = copy;
-		len = keep + sizeof(empty_fmt) - 1;
-	}
-	/* A format is text; libtraceevent's tokenizer stops at a NUL inside a
-	 * field declaration ("unsigned char [\0...") and then compares the
-	 * missing token (fuzz_tracepoint: a NULL strcmp). Control bytes never
-	 * appear in a kernel's format, so refuse them before it reads one. */
-	for (size_t i = 0; i < len; i++) {
-		unsigned char ch = (unsigned char)buf[i];
-		if (ch < 0x20 && ch != '\t' && ch != '\n' && ch != '\r') {
-			free(copy);
-			return c2c_error_set(err, -EINVAL,
-					     "cannot parse the %s tracepoint format: byte %#x at %zu is not text",
-					     sys, ch, i);
-		}
-	}
+	size_t head = pf ? (size_t)(pf - buf) : len;
+	char why[96], *copy;
+
+	if (tp_format_check(buf, head, why, sizeof(why)) < 0)
+		return c2c_error_set(err, -EINVAL, "cannot parse the %s tracepoint format: %s", sys, why);
+	copy = malloc(head + sizeof(empty_fmt));
+	if (!copy)
+		return c2c_error_set(err, -ENOMEM, "out of memory");
+	memcpy(copy, buf, head);
+	memcpy(copy + head, empty_fmt, sizeof(empty_fmt));
+	buf = copy;
+	len = head + sizeof(empty_fmt) - 1;
 	enum tep_errno rc = tep_parse_format(dec->tep, &ev, buf, len, sys);
 	free(copy);
 

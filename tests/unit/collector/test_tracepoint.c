@@ -4,7 +4,9 @@
 #include "collector/tracepoint/lockwait.h"
 #include "collector/tracepoint/tracepoint.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
 
 /* The formats of a 6.x kernel (as in /sys/kernel/tracing/events/lock). */
 static const char fmt_begin[] =
@@ -492,8 +494,114 @@ static void test_real_tracefs(void)
 	CHECK(strstr(err.msg, "lock:no_such_tracepoint") != NULL);
 }
 
+/* Every format this kernel's tracefs has passes the format check and
+ * parses with the ID its file names (the check must not refuse a real
+ * kernel's text). */
+static void test_every_real_format(void)
+{
+	char tracefs[256], path[1024];
+	struct c2c_error err = { 0 };
+	DIR *top, *sys;
+	struct dirent *s, *e;
+	unsigned tried = 0, failed = 0;
+
+	if (tp_find_tracefs(tracefs, sizeof(tracefs), &err) < 0) {
+		test_skip(err.msg);
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/events", tracefs);
+	if (!(top = opendir(path))) {
+		test_skip("tracefs events are not readable");
+		return;
+	}
+	while ((s = readdir(top))) {
+		if (s->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/events/%s", tracefs, s->d_name);
+		if (!(sys = opendir(path)))
+			continue;
+		while ((e = readdir(sys))) {
+			char fpath[2400], line[128];
+			struct tp_decoder *dec;
+			FILE *f;
+			int id = -1, got;
+
+			snprintf(fpath, sizeof(fpath), "%s/%s/format", path, e->d_name);
+			if (e->d_name[0] == '.' || !(f = fopen(fpath, "r")))
+				continue;
+			while (fgets(line, sizeof(line), f))
+				if (sscanf(line, "ID: %d", &id) == 1)
+					break;
+			fclose(f);
+			if (id < 0 || !(dec = tp_decoder_new(NULL)))
+				continue;
+			got = tp_decoder_load_tracefs(dec, tracefs, s->d_name, e->d_name, &err);
+			tp_decoder_free(dec);
+			tried++;
+			if (got != id) {
+				if (failed++ < 5)
+					printf("# %s:%s: %d (%s)\n", s->d_name, e->d_name, got, err.msg);
+			}
+		}
+		closedir(sys);
+	}
+	closedir(top);
+	if (!tried) {
+		test_skip("no readable tracepoint format (not root?)");
+		return;
+	}
+	printf("# %u formats, %u refused\n", tried, failed);
+	CHECK(failed == 0);
+}
+
+/* A format cut at any byte, or with a byte of a field line changed to a
+ * NUL, a bracket or a semicolon, is parsed or refused with a message:
+ * never a crash (libtraceevent compared missing tokens on such text). */
+static void test_damaged_formats(void)
+{
+	static const char *const subst = "\0[];:\n";
+	const size_t n = sizeof(fmt_end) - 1;
+	char buf[sizeof(fmt_end)];
+	unsigned refused = 0, parsed = 0;
+
+	for (size_t cut = 0; cut <= n; cut++) {
+		struct tp_decoder *dec = tp_decoder_new(NULL);
+		struct c2c_error err = { 0 };
+		int rc = tp_decoder_add_format(dec, "lock", fmt_end, cut, &err);
+		if (rc < 0) {
+			refused++;
+			CHECK(strstr(err.msg, "tracepoint format") != NULL);
+		} else {
+			parsed++;
+		}
+		tp_decoder_free(dec);
+	}
+	for (size_t at = 0; at < n; at++)
+		for (const char *c = subst; c == subst || *c; c++) {
+			struct tp_decoder *dec = tp_decoder_new(NULL);
+			memcpy(buf, fmt_end, sizeof(buf));
+			buf[at] = *c;
+			(void)tp_decoder_add_format(dec, "lock", buf, n, NULL);
+			tp_decoder_free(dec);
+		}
+	/* the fuzzer's input: a field declaration ends the text at "[" */
+	{
+		static const char cut_decl[] = "name: contention_end\nID: 407\nformat:\n"
+			"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+			"\tfield:unsigned cha[";
+		struct tp_decoder *dec = tp_decoder_new(NULL);
+		struct c2c_error err = { 0 };
+		CHECK(tp_decoder_add_format(dec, "lock", cut_decl, sizeof(cut_decl) - 1, &err) == -EINVAL);
+		CHECK(strstr(err.msg, "line 5") != NULL);
+		tp_decoder_free(dec);
+	}
+	/* the whole format up to its print fmt parses; less does not */
+	CHECK(parsed >= 1 && refused >= n / 2);
+}
+
 TEST_MAIN(TEST_CASE(test_decode_contention), TEST_CASE(test_decode_by_name_not_offset),
 	  TEST_CASE(test_decode_errors), TEST_CASE(test_tracing_data), TEST_CASE(test_pairing),
 	  TEST_CASE(test_pairing_many_tasks), TEST_CASE(test_caller_index),
 	  TEST_CASE(test_pairing_as_perf), TEST_CASE(test_stack_key),
-	  TEST_CASE(test_real_tracefs))
+	  TEST_CASE(test_real_tracefs), TEST_CASE(test_every_real_format),
+	  TEST_CASE(test_damaged_formats))
