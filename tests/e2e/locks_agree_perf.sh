@@ -67,9 +67,19 @@ check_file() {
 		local nm=${opts:-default}; nm=${nm// /_}
 		compare "locks_${tag}_${nm}_equals_perf" "$E2E_TMP/$tag.c$i" "$E2E_TMP/$tag.p$i"
 	done
-	# the perf.data itself as input (a temporary session)
-	"$C2CTUI" locks "$data" -t >"$E2E_TMP/$tag.direct" 2>&1
+	# the perf.data itself as input (a temporary session); its warnings
+	# about the recording go to stderr, as perf's do
+	"$C2CTUI" locks "$data" -t >"$E2E_TMP/$tag.direct" 2>"$E2E_TMP/$tag.direct.err"
 	compare "locks_${tag}_perf_data_input" "$E2E_TMP/$tag.direct" "$E2E_TMP/$tag.p2"
+	# a recording that lost chunks (a loaded machine): as many as perf's
+	# warning says (its event total is import_warnings.sh's concern)
+	local lost_re='and lost [0-9]* chunks' pl cl
+	pl=$(grep -o "$lost_re" "$E2E_TMP/$tag.p2.raw" | head -1)
+	if [ -n "$pl" ]; then
+		cl=$(grep -o "$lost_re" "$E2E_TMP/$tag.direct.err" | head -1)
+		if [ "$cl" = "$pl" ]; then ok "locks_${tag}_lost_chunks_warning_as_perf"
+		else nok "locks_${tag}_lost_chunks_warning_as_perf" "perf: '$pl', c2ctui: '${cl:-no warning}'"; fi
+	fi
 
 	# -l (perf 6.1 lacks it) against -t; JSON against perf's caller rows.
 	"$C2CTUI" locks "$db" -l --format json >"$E2E_TMP/$tag.l.json" &&
