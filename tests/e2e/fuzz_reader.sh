@@ -10,7 +10,10 @@
 # tests/fuzz/crashes holds inputs that once crashed a target, replayed as
 # seeds: tracepoint-print-fmt-unknown-field.bin made libtraceevent
 # dereference NULL (a print fmt naming a field the format lacks) until
-# tp_decoder.c stopped handing it the print fmt; cli-report-time-huge.txt
+# tp_decoder.c stopped handing it the print fmt;
+# tracepoint-field-cut-at-bracket.bin (a field declaration ending the text
+# at "[") did the same until tp_format_check.c checked a format's lines
+# first; cli-report-time-huge.txt
 # (report --time 599999999999999,3) and cli-record-duration-inf.txt
 # (record -D inf) converted out-of-range doubles to integers until
 # cmd_report.c and live_cli.c refused them.

@@ -116,7 +116,7 @@ for name in $targets; do
   fuzz_tracepoint)
     te_flags=$($PKG_CONFIG --cflags --libs libtraceevent 2>/dev/null || echo -ltraceevent)
     # shellcheck disable=SC2086
-    build $name tests/fuzz/$name.c collector/tracepoint/tp_decoder.c collector/tracepoint/tp_tracing_data.c \
+    build $name tests/fuzz/$name.c collector/tracepoint/tp_decoder.c collector/tracepoint/tp_format_check.c collector/tracepoint/tp_tracing_data.c \
       collector/tracepoint/tp_tracefs.c collector/base/error.c collector/tracepoint/tracepoint.h \
       collector/tracepoint/tp_priv.h -- $te_flags || { fails=1; continue; }
     mkdir -p "$out/seeds-tracepoint"
