@@ -28,6 +28,8 @@ struct store {
 	bool sample_blocks;          /* samples are column blocks (schema 2), not rows */
 	bool sample_parts;           /* blocks hold one CPU's samples each (schema 3):
 	                                ids follow time only within a block */
+	bool block_tasks;            /* sample_block_index has pids and tids (bits
+	                                pid % 64, tid % 64; sessions made since 2026-12-07) */
 	bool time_blocks;            /* the session keeps sample_time_blocks
 	                                (store/writer/time_blocks.c turns it off) */
 	uint64_t generation;         /* bumped at every commit: invalidates query caches */

@@ -60,13 +60,22 @@ static int set_err(struct sample_merge *m, int r, const char *fmt, ...)
 
 static int load_list(struct sample_merge *m)
 {
-	const char *sql = m->o.parts
-		? "SELECT first_id, tmin, sorted FROM main.sample_block_index"
-		  " WHERE (?1 = 0 OR tmax IS NULL OR tmax >= ?1) AND (?2 = 0 OR tmin IS NULL OR tmin < ?2)"
-		  " AND (?3 = 0 OR (cpus & ?3) != 0) AND (?4 = 0 OR (nodes & ?4) != 0) ORDER BY tmin, first_id"
+#define INDEX_WHERE \
+	" WHERE (?1 = 0 OR tmax IS NULL OR tmax >= ?1) AND (?2 = 0 OR tmin IS NULL OR tmin < ?2)" \
+	" AND (?3 = 0 OR (cpus & ?3) != 0) AND (?4 = 0 OR (nodes & ?4) != 0)"
+	/* a pids or tids value that is no integer (NULL: appended by an older
+	 * c2ctui) says nothing: the block is read */
+	const char *sql = m->o.parts && m->o.tasks
+		? "SELECT first_id, tmin, sorted FROM main.sample_block_index" INDEX_WHERE
+		  " AND (?5 = 0 OR typeof(pids) != 'integer' OR (pids & ?5) != 0)"
+		  " AND (?6 = 0 OR typeof(tids) != 'integer' OR (tids & ?6) != 0) ORDER BY tmin, first_id"
+		: m->o.parts
+		? "SELECT first_id, tmin, sorted FROM main.sample_block_index" INDEX_WHERE
+		  " AND ?5 = ?5 AND ?6 = ?6 ORDER BY tmin, first_id"
 		: "SELECT first_id, tmin, 0 FROM main.sample_blocks"
 		  " WHERE (?1 = 0 OR tmax IS NULL OR tmax >= ?1) AND (?2 = 0 OR tmin IS NULL OR tmin < ?2)"
-		  " AND ?3 = ?3 AND ?4 = ?4 ORDER BY tmin, first_id";
+		  " AND ?3 = ?3 AND ?4 = ?4 AND ?5 = ?5 AND ?6 = ?6 ORDER BY tmin, first_id";
+#undef INDEX_WHERE
 	sqlite3_stmt *s;
 	size_t cap = 0;
 	int rc;
@@ -77,6 +86,8 @@ static int load_list(struct sample_merge *m)
 	sqlite3_bind_int64(s, 2, m->o.t1);
 	sqlite3_bind_int64(s, 3, (sqlite3_int64)m->o.cpus);
 	sqlite3_bind_int64(s, 4, (sqlite3_int64)m->o.nodes);
+	sqlite3_bind_int64(s, 5, (sqlite3_int64)m->o.pids);
+	sqlite3_bind_int64(s, 6, (sqlite3_int64)m->o.tids);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		if (m->nlist == cap) {
 			size_t nc = cap ? cap * 2 : 256;

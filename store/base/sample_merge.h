@@ -20,7 +20,9 @@ struct sample_merge_opts {
 	uint32_t cols;               /* columns decoded (sample_block_decode's mask) */
 	int64_t t0, t1;              /* blocks overlapping [t0, t1); 0: no bound */
 	uint64_t cpus, nodes;        /* blocks with a row on one of these (bit x % 64); 0: any */
+	uint64_t pids, tids;         /* alike, when the index has them (tasks); 0: any */
 	bool parts;                  /* the session has sample_block_index (schema 3) */
+	bool tasks;                  /* and its pids and tids columns */
 	/* rows in exactly ORDER BY time, id: a block whose times go back is
 	 * sorted when read (else it keeps its arrival order, merged by time) */
 	bool exact;

@@ -63,12 +63,20 @@
  * node % 64, and whether its rows' times never go back; a filtered or
  * time-ordered scan (store/base/sample_merge.c) reads it instead of the
  * blocks' own rows, which share their pages with the data. */
-#define SAMPLE_BLOCK_INDEX_SCHEMA \
-	"CREATE TABLE sample_block_index (first_id INTEGER PRIMARY KEY, n INTEGER NOT NULL, tmin INTEGER," \
-	" tmax INTEGER, cpus INTEGER NOT NULL, nodes INTEGER NOT NULL, sorted INTEGER NOT NULL);"
+#define SAMPLE_BLOCK_INDEX_COLS \
+	"first_id INTEGER PRIMARY KEY, n INTEGER NOT NULL, tmin INTEGER," \
+	" tmax INTEGER, cpus INTEGER NOT NULL, nodes INTEGER NOT NULL, sorted INTEGER NOT NULL"
+#define SAMPLE_BLOCK_INDEX_SCHEMA "CREATE TABLE sample_block_index (" SAMPLE_BLOCK_INDEX_COLS ");"
+/* Since 2026-12-07 the index also has the processes and threads of a
+ * block's rows as bits pid % 64 and tid % 64 (NULL: not known, as rows an
+ * older c2ctui appended have), so a process or thread filter skips the
+ * blocks without them. Sessions made before have neither column: they are
+ * read as before (and checked against the schema without them). */
+#define SAMPLE_BLOCK_INDEX_TASKS_SCHEMA \
+	"CREATE TABLE sample_block_index (" SAMPLE_BLOCK_INDEX_COLS ", pids INTEGER, tids INTEGER);"
 
 /* What a new session is made of; what an opened one may hold. */
-static const char base_schema[] = BASE_SCHEMA SAMPLE_BLOCKS_SCHEMA SAMPLE_BLOCK_INDEX_SCHEMA;
+static const char base_schema[] = BASE_SCHEMA SAMPLE_BLOCKS_SCHEMA SAMPLE_BLOCK_INDEX_TASKS_SCHEMA;
 static const char known_schema[] = BASE_SCHEMA SAMPLES_TABLE_SCHEMA SAMPLE_BLOCKS_SCHEMA SAMPLE_BLOCK_INDEX_SCHEMA;
 
 /* Samples in blocks (schema 2) or in rows (a real samples table, which
@@ -93,6 +101,19 @@ static int sample_format(struct store *st, struct c2c_error *err)
 	sqlite3_finalize(s);
 	st->sample_blocks = blocks && !rows;
 	st->sample_parts = st->sample_blocks && parts;
+	st->block_tasks = false;
+	if (st->sample_parts) {
+		/* both columns, as c2ctui declares them; else they are not used */
+		int n = 0;
+		if (sqlite3_prepare_v2(st->db, "SELECT count(*) FROM main.pragma_table_xinfo('sample_block_index')"
+				       " WHERE name IN ('pids', 'tids') AND type = 'INTEGER' AND hidden = 0", -1, &s,
+				       NULL) != SQLITE_OK)
+			return store_sqlerr(st, err, "reading the schema");
+		if (sqlite3_step(s) == SQLITE_ROW)
+			n = sqlite3_column_int(s, 0);
+		sqlite3_finalize(s);
+		st->block_tasks = n == 2;
+	}
 	return 0;
 }
 
@@ -237,6 +258,7 @@ int store_create(struct store **out, const char *path, struct c2c_error *err)
 	st->writable = true;
 	st->sample_blocks = true;
 	st->sample_parts = true;
+	st->block_tasks = true;
 	if (sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL)
 	    != SQLITE_OK) {
 		r = c2c_error_set(err, -EIO, "%s: cannot create: %s", path,

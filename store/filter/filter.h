@@ -32,6 +32,9 @@ bool store_filter_keeps(const struct store_filter *f, const struct store_sample_
 /* The per-CPU blocks (schema 3) a filter's CPUs and nodes can be in, as
  * masks of bit x % 64 for sample_blocks' block_cpus / block_nodes (0: any). */
 void store_filter_block_masks(const struct store_filter *f, uint64_t *cpus, uint64_t *nodes);
+/* The same for the blocks' processes and threads (bits pid % 64, tid % 64;
+ * sessions whose index has them, store.block_tasks). */
+void store_filter_task_masks(const struct store_filter *f, uint64_t *pids, uint64_t *tids);
 struct sample_merge;
 /* The block session's samples f can keep, in recording order (cols: the
  * columns decoded; the rows still need store_filter_keeps): 0 with *out,

@@ -1,5 +1,6 @@
 /* A filtered view's samples from a block session, in recording order:
- * the blocks the filter's time window, CPUs and nodes can be in, merged
+ * the blocks the filter's time window, CPUs, nodes, processes and threads
+ * can be in, merged
  * (store/base/sample_merge.c), stoppable like an SQL scan (a quit or a
  * signal lands within a block). Used by the filtered rebuild
  * (rebuild.c) and report's sample-order line scan (store/query/
@@ -22,12 +23,14 @@ int store_filter_merge_open(struct store *st, const struct store_filter *f, uint
 		.t0 = f ? (int64_t)f->time_from : 0,
 		.t1 = f ? (int64_t)f->time_to : 0,
 		.parts = st->sample_parts,
+		.tasks = st->block_tasks,
 		.cancel = cancel_asked,
 		.cancel_arg = &st->interrupted,
 	};
 	int r;
 
 	store_filter_block_masks(f, &o.cpus, &o.nodes);
+	store_filter_task_masks(f, &o.pids, &o.tids);
 	if ((r = sample_merge_open(st->db, &o, out)) < 0) {
 		r = store_filter_merge_error(st, *out, r, err);
 		sample_merge_close(*out);

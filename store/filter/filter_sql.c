@@ -174,6 +174,12 @@ void store_filter_block_masks(const struct store_filter *f, uint64_t *cpus, uint
 	*nodes = f ? one_set_mask(f->node, &f->nodes) : 0;
 }
 
+void store_filter_task_masks(const struct store_filter *f, uint64_t *pids, uint64_t *tids)
+{
+	*pids = f ? one_set_mask(f->pid, &f->pids) : 0;
+	*tids = f ? one_set_mask(f->tid, &f->tids) : 0;
+}
+
 /* WHERE clause for the sample filters; binds come in a fixed order. */
 int store_filter_sql(const struct store *st, const struct store_filter *f, char *buf, size_t size, bool lock_table)
 {

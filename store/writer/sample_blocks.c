@@ -101,9 +101,12 @@ static int write_block(struct store *st, struct store_block_part *p, struct c2c_
 	sqlite3_bind_blob(b->insert, 5, data, (int)len, free);
 	if ((r = store_step_done(st, b->insert, true, err, "writing samples")) < 0 || !st->sample_parts)
 		return r;
-	if (!b->insert_index && (r = store_prepare(st, &b->insert_index, "INSERT OR REPLACE INTO main.sample_block_index"
-						  " (first_id, n, tmin, tmax, cpus, nodes, sorted) VALUES (?,?,?,?,?,?,?)",
-						  err)) < 0)
+	if (!b->insert_index &&
+	    (r = store_prepare(st, &b->insert_index, st->block_tasks
+			       ? "INSERT OR REPLACE INTO main.sample_block_index"
+				 " (first_id, n, tmin, tmax, cpus, nodes, sorted, pids, tids) VALUES (?,?,?,?,?,?,?,?,?)"
+			       : "INSERT OR REPLACE INTO main.sample_block_index"
+				 " (first_id, n, tmin, tmax, cpus, nodes, sorted) VALUES (?,?,?,?,?,?,?)", err)) < 0)
 		return r;
 	sqlite3_bind_int64(b->insert_index, 1, p->first_id);
 	sqlite3_bind_int64(b->insert_index, 2, (sqlite3_int64)p->n);
@@ -111,6 +114,12 @@ static int write_block(struct store *st, struct store_block_part *p, struct c2c_
 	sqlite3_bind_int64(b->insert_index, 5, (sqlite3_int64)p->cpus);
 	sqlite3_bind_int64(b->insert_index, 6, (sqlite3_int64)p->nodes);
 	sqlite3_bind_int(b->insert_index, 7, p->sorted);
+	if (st->block_tasks) {
+		/* a row without a pid or tid matches no filter value, but a
+		 * mask of all ones keeps the rule simple: NULL or -1, read it */
+		sqlite3_bind_int64(b->insert_index, 8, p->tasks_all ? -1 : (sqlite3_int64)p->pids);
+		sqlite3_bind_int64(b->insert_index, 9, p->tasks_all ? -1 : (sqlite3_int64)p->tids);
+	}
 	return store_step_done(st, b->insert_index, true, err, "writing samples");
 }
 
@@ -138,7 +147,8 @@ int store_blocks_append(struct store *st, const struct store_sample_rec *rows, s
 			/* one partition: ids stay contiguous (a version 2 session) */
 			b->next_id += st->sample_parts ? BLOCK_ROWS : 0;
 			p->raw_len = 0;
-			p->cpus = p->nodes = 0;
+			p->cpus = p->nodes = p->pids = p->tids = 0;
+			p->tasks_all = false;
 			p->sorted = true;
 		}
 		if (store_grow((void **)&p->rows, &p->cap, p->n + 1, sizeof(*p->rows)) < 0)
@@ -157,6 +167,14 @@ int store_blocks_append(struct store *st, const struct store_sample_rec *rows, s
 			p->cpus |= 1ull << (to->v[2] % 64);
 		if ((to->present & 8u) && to->v[3] >= 0)
 			p->nodes |= 1ull << (to->v[3] % 64);
+		if ((to->present & 16u) && to->v[4] >= 0)
+			p->pids |= 1ull << (to->v[4] % 64);
+		else
+			p->tasks_all = true;
+		if ((to->present & 32u) && to->v[5] >= 0)
+			p->tids |= 1ull << (to->v[5] % 64);
+		else
+			p->tasks_all = true;
 		if (p->n && ((to->present ^ p->rows[p->n - 1].present) & 1u ||
 			     ((to->present & 1u) && to->v[0] < p->rows[p->n - 1].v[0])))
 			p->sorted = false;

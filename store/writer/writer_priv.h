@@ -24,6 +24,8 @@
 struct store_block_part {
 	int64_t first_id;            /* of rows[0]; the block owns first_id .. + BLOCK_ROWS - 1 */
 	uint64_t cpus, nodes;        /* bit cpu % 64 (node % 64) of every row with one */
+	uint64_t pids, tids;         /* bit pid % 64 (tid % 64) alike */
+	bool tasks_all;              /* a row without a pid or tid: both masks mean "any" */
 	bool sorted;                 /* times never go back; all rows timed, or none */
 	struct store_sample_rec *rows;
 	size_t n, cap;

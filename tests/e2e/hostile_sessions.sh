@@ -64,7 +64,13 @@ variant index_wrong_type "DROP TABLE sample_block_index; CREATE TABLE sample_blo
   n INTEGER NOT NULL, tmin INTEGER, tmax INTEGER, cpus TEXT NOT NULL, nodes INTEGER NOT NULL, sorted INTEGER NOT NULL);"
 variant index_dropped "DROP TABLE sample_block_index;"
 variant index_wrong_values "UPDATE sample_block_index SET cpus = 0, nodes = -1, tmin = 'x', tmax = x'00', sorted = 7;"
-variant index_missing_block "INSERT INTO sample_block_index VALUES (999999999, 5, 1, 9e18, -1, -1, 1);"
+variant index_missing_block "INSERT INTO sample_block_index (first_id, n, tmin, tmax, cpus, nodes, sorted)
+  VALUES (999999999, 5, 1, 9e18, -1, -1, 1);"
+# its processes and threads (since 2026-12-07): of the wrong type (then
+# not used), or values that are no integers (the block is read)
+variant index_tasks_wrong_type "ALTER TABLE sample_block_index DROP COLUMN tids;
+  ALTER TABLE sample_block_index ADD COLUMN tids TEXT;"
+variant index_tasks_wrong_values "UPDATE sample_block_index SET pids = 'x', tids = x'00ff';"
 variant type_attr_forged "CREATE TABLE type_attr (sample_id INTEGER PRIMARY KEY, how TEXT NOT NULL, type_name TEXT,
   object INTEGER, offset INTEGER, member TEXT, top TEXT, var TEXT, why TEXT);"
 variant user_version_newer "PRAGMA user_version = 99;"

@@ -7,8 +7,10 @@
 # CPU and node bits); a block holds one CPU class; ids are unique;
 # `ORDER BY time, id` is the order perf script prints the samples in and
 # needs no sort; the block hints keep every sample of their CPU; a CPU
-# filter reads fewer blocks than there are; and a filtered report is the
-# same when the index skips nothing.
+# filter reads fewer blocks than there are; the index's process and thread
+# bits are its rows'; and a filtered report (CPUs, nodes, processes,
+# threads) is the same when the index skips nothing and in a session made
+# before the index had processes and threads.
 . "$(dirname "$0")/lib.sh"
 T=sample_blocks_cpu
 command -v perf >/dev/null || { skip $T "perf not installed"; exit 0; }
@@ -35,6 +37,18 @@ one() { # NAME perf.data
     (SELECT count(*) FROM sample_blocks) > 0")
   [ "$got" = 0 ] && [ "$want" = "1|1" ] && ok "$T: $n: the index says what each block holds" ||
     nok "$T: $n: the index says what each block holds" "$got blocks differ (index complete, blocks: $want)"
+  # pids and tids: the OR of each row's bit pid % 64 (tid % 64), or -1 (any)
+  # when a row has none; a block's mask is never missing a row's bit
+  got=$(session_sql "$s" "SELECT count(*) FROM sample_block_index i WHERE pids IS NOT (SELECT CASE WHEN
+    count(*) != count(pid) OR count(*) != count(tid) OR min(pid) < 0 OR min(tid) < 0 THEN -1 ELSE
+    (SELECT sum(b) FROM (SELECT DISTINCT 1 << (pid % 64) AS b FROM samples WHERE id BETWEEN i.first_id AND
+    i.first_id + i.n - 1)) END FROM samples WHERE id BETWEEN i.first_id AND i.first_id + i.n - 1)
+    OR tids IS NOT (SELECT CASE WHEN count(*) != count(pid) OR count(*) != count(tid) OR min(pid) < 0
+    OR min(tid) < 0 THEN -1 ELSE (SELECT sum(b) FROM (SELECT DISTINCT 1 << (tid % 64) AS b FROM samples
+    WHERE id BETWEEN i.first_id AND i.first_id + i.n - 1)) END FROM samples WHERE id BETWEEN i.first_id
+    AND i.first_id + i.n - 1)")
+  [ "$got" = 0 ] && ok "$T: $n: the index's pids and tids are its rows' processes and threads" ||
+    nok "$T: $n: the index's pids and tids are its rows' processes and threads" "$got blocks differ"
   got=$(session_sql "$s" "SELECT count(*) FROM (SELECT i.first_id FROM sample_block_index i JOIN samples s
     ON s.id BETWEEN i.first_id AND i.first_id + i.n - 1 WHERE s.time > 0 GROUP BY i.first_id
     HAVING count(DISTINCT s.cpu % 64) > 1 OR count(DISTINCT s.node) > 1 OR max(i.nodes) != 1 << (min(s.node) % 64))")
@@ -73,11 +87,41 @@ one() { # NAME perf.data
   IFS='|' read -r mine all ncpu <<<"$got"
   if [ "$ncpu" -lt 2 ] || [ "$mine" -lt "$all" ]; then ok "$T: $n: --cpu $c reads $mine of $all blocks"
   else nok "$T: $n: --cpu $c reads $mine of $all blocks" "$ncpu CPUs, yet every block"; fi
-  # the same filtered report when the index skips nothing
+  # a thread filter reads the blocks that hold the thread
+  local tid pid
+  tid=$(session_sql "$s" "SELECT tid FROM samples WHERE tid >= 0 GROUP BY tid ORDER BY count(*) DESC LIMIT 1")
+  pid=$(session_sql "$s" "SELECT pid FROM samples WHERE tid = $tid LIMIT 1")
+  got=$(session_sql "$s" "SELECT (SELECT count(*) FROM sample_block_index WHERE tids & (1 << ($tid % 64))),
+    (SELECT count(*) FROM sample_block_index i WHERE tids = -1 OR EXISTS (SELECT 1 FROM samples
+    WHERE id BETWEEN i.first_id AND i.first_id + i.n - 1 AND tid % 64 = $tid % 64)),
+    (SELECT count(*) FROM sample_block_index)")
+  IFS='|' read -r mine want all <<<"$got"
+  if [ "$mine" = "$want" ]; then ok "$T: $n: --tid $tid reads $mine of $all blocks (those with its thread class)"
+  else nok "$T: $n: --tid $tid reads $mine of $all blocks" "$want blocks hold its thread class"; fi
+  # the same filtered report when the index skips nothing (every mask -1),
+  # and from a session made before the index had pids and tids (columns
+  # dropped: read as before, not refused)
   cp "$s" all.db
-  sqlite3 all.db "UPDATE sample_block_index SET cpus = -1, nodes = -1, tmin = NULL, tmax = NULL, sorted = 0"
+  sqlite3 all.db "UPDATE sample_block_index SET cpus = -1, nodes = -1, pids = -1, tids = -1, tmin = NULL,
+    tmax = NULL, sorted = 0"
+  cp "$s" old.db
+  sqlite3 old.db "ALTER TABLE sample_block_index DROP COLUMN pids; ALTER TABLE sample_block_index DROP COLUMN tids"
+  # blocks an older c2ctui appended (no pids, tids) are read whatever the filter
+  cp "$s" null.db
+  sqlite3 null.db "UPDATE sample_block_index SET pids = NULL, tids = NULL"
+  # the thread filter does use the index: told no block holds a thread, it reads none
+  cp "$s" none.db
+  sqlite3 none.db "UPDATE sample_block_index SET tids = 0"
+  got=$("$C2CTUI" report none.db --tid "$tid" --format json 2>&1 | grep -o '"key":"nr_entries","value":[0-9]*' | head -1)
+  [ "$got" = '"key":"nr_entries","value":0' ] && ok "$T: $n: --tid reads only the blocks the index names" ||
+    nok "$T: $n: --tid reads only the blocks the index names" "with tids = 0: ${got:-no samples count}"
   local args
-  for args in "--cpu $c" "--cpu 0-2,$c --node 0" "--node 1 -c tid"; do
+  for args in "--cpu $c" "--cpu 0-2,$c --node 0" "--node 1 -c tid" "--tid $tid" "--pid $pid --tid $tid,1-3"; do
+    # shellcheck disable=SC2086
+    "$C2CTUI" report old.db $args --format json >o.txt 2>&1
+    # shellcheck disable=SC2086
+    "$C2CTUI" report null.db $args --format json >z.txt 2>&1
+    sed -i 's/"input":"[^"]*",//' o.txt z.txt
     # shellcheck disable=SC2086
     "$C2CTUI" report "$s" $args --format json >a.txt 2>&1
     # shellcheck disable=SC2086
@@ -85,6 +129,8 @@ one() { # NAME perf.data
     sed -i 's/"input":"[^"]*",//' a.txt b.txt
     if cmp -s a.txt b.txt && [ -s a.txt ]; then ok "$T: $n: report $args with the index = without"
     else nok "$T: $n: report $args with the index = without" "$(diff a.txt b.txt | head -2 | cut -c1-200 | tr '\n' ' ')"; fi
+    if cmp -s a.txt o.txt && cmp -s a.txt z.txt; then ok "$T: $n: report $args = an older session's"
+    else nok "$T: $n: report $args = an older session's" "$(diff a.txt o.txt | head -2 | cut -c1-200 | tr '\n' ' ') $(diff a.txt z.txt | head -2 | cut -c1-200 | tr '\n' ' ')"; fi
   done
 }
 
