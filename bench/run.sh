@@ -8,7 +8,8 @@
 # samples over 100,000 lines, and a lock recording, so a change tuned to
 # one shape shows on the others. BENCH_QUICK=1 keeps only the 1M runs.
 # Per run: import, import + report, the report of the imported session
-# (reopen), a CPU-filtered report (-C of one CPU), session bytes a sample.
+# (reopen), a CPU-filtered report (-C of one CPU), a thread-filtered one
+# (--tid of the first sample's thread), session bytes a sample.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -73,6 +74,12 @@ for run in $runs; do
     # the file): the ratio is against perf's whole report of the file.
     run_timed filter "$c2ctui" report "$s" -C 3
     row "$name" "$n" "c2ctui report -C 3 (session)" "$T_WALL" "$T_RSS" "$(ratio "$T_WALL" "$pw")" "$(ratio "$T_RSS" "$pr")"
+    # a thread filter: the thread of the first sample (one id: one block read)
+    tid=$("$c2ctui" sql "$s" "SELECT tid FROM samples WHERE id = 1" 2>/dev/null | tail -1)
+    if [ -n "$tid" ]; then
+      run_timed filter "$c2ctui" report "$s" --tid "$tid"
+      row "$name" "$n" "c2ctui report --tid $tid (session)" "$T_WALL" "$T_RSS" "$(ratio "$T_WALL" "$pw")" "$(ratio "$T_RSS" "$pr")"
+    fi
   fi
   echo "           session: $(( $(stat -c %s "$s") / n )) bytes a sample ($(( $(stat -c %s "$s") >> 20 )) MiB; perf.data $(( $(stat -c %s "$f") >> 20 )) MiB)"
 done
