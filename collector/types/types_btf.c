@@ -180,8 +180,10 @@ static int vars_ready(struct btf_priv *p)
 		if (p->nvars == cap) {
 			size_t nc = cap ? cap * 2 : 256;
 			struct btf_var_name *v = realloc(p->vars, nc * sizeof(*v));
-			if (!v)
+			if (!v) {
+				p->nvars = 0;   /* the next lookup starts over */
 				return -ENOMEM;
+			}
 			p->vars = v;
 			cap = nc;
 		}

@@ -115,8 +115,8 @@ static int write_block(struct store *st, struct store_block_part *p, struct c2c_
 	sqlite3_bind_int64(b->insert_index, 6, (sqlite3_int64)p->nodes);
 	sqlite3_bind_int(b->insert_index, 7, p->sorted);
 	if (st->block_tasks) {
-		/* a row without a pid or tid matches no filter value, but a
-		 * mask of all ones keeps the rule simple: NULL or -1, read it */
+		/* a row without a pid or tid, or with a negative one: -1, so
+		 * every process or thread filter reads the block */
 		sqlite3_bind_int64(b->insert_index, 8, p->tasks_all ? -1 : (sqlite3_int64)p->pids);
 		sqlite3_bind_int64(b->insert_index, 9, p->tasks_all ? -1 : (sqlite3_int64)p->tids);
 	}
